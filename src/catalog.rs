@@ -1,0 +1,223 @@
+//! The schema a caller can see, as plain values: tables and views with their columns, keys,
+//! comments and row estimates, and the foreign-key graph between them.
+//!
+//! The extension's catalog reader fills a [`Catalog`] once per call from `pg_catalog`, keeping only
+//! relations the current user may SELECT from (and only the columns they may read).
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::fmt;
+
+use serde::{Deserialize, Serialize};
+
+/// A schema-qualified relation name.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+pub struct RelName {
+    pub schema: String,
+    pub name: String,
+}
+
+impl RelName {
+    pub fn new(schema: impl Into<String>, name: impl Into<String>) -> Self {
+        RelName { schema: schema.into(), name: name.into() }
+    }
+}
+
+impl fmt::Display for RelName {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}.{}", quote_ident(&self.schema), quote_ident(&self.name))
+    }
+}
+
+/// Quote an identifier the way PostgreSQL's `quote_ident` does: only when needed.
+pub fn quote_ident(ident: &str) -> String {
+    let plain = ident
+        .chars()
+        .next()
+        .is_some_and(|c| c.is_ascii_lowercase() || c == '_')
+        && ident.chars().all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_')
+        && !is_reserved(ident);
+    if plain {
+        ident.to_string()
+    } else {
+        format!("\"{}\"", ident.replace('"', "\"\""))
+    }
+}
+
+/// Keywords that can never be bare column or table names in PostgreSQL.
+fn is_reserved(word: &str) -> bool {
+    const RESERVED: &[&str] = &[
+        "all", "analyse", "analyze", "and", "any", "array", "as", "asc", "asymmetric", "both", "case",
+        "cast", "check", "collate", "column", "constraint", "create", "current_catalog",
+        "current_date", "current_role", "current_time", "current_timestamp", "current_user",
+        "default", "deferrable", "desc", "distinct", "do", "else", "end", "except", "false", "fetch",
+        "for", "foreign", "from", "grant", "group", "having", "in", "initially", "intersect", "into",
+        "lateral", "leading", "limit", "localtime", "localtimestamp", "not", "null", "offset", "on",
+        "only", "or", "order", "placing", "primary", "references", "returning", "select",
+        "session_user", "some", "symmetric", "table", "then", "to", "trailing", "true", "union",
+        "unique", "user", "using", "variadic", "when", "where", "window", "with",
+    ];
+    RESERVED.contains(&word)
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum RelKind {
+    Table,
+    PartitionedTable,
+    View,
+    MaterializedView,
+    ForeignTable,
+}
+
+impl RelKind {
+    /// From `pg_class.relkind`.
+    pub fn from_relkind(c: char) -> Option<Self> {
+        Some(match c {
+            'r' => RelKind::Table,
+            'p' => RelKind::PartitionedTable,
+            'v' => RelKind::View,
+            'm' => RelKind::MaterializedView,
+            'f' => RelKind::ForeignTable,
+            _ => return None,
+        })
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Column {
+    pub name: String,
+    /// `format_type(atttypid, atttypmod)`, e.g. `character varying(40)`.
+    pub type_name: String,
+    pub nullable: bool,
+    pub comment: Option<String>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Table {
+    pub name: RelName,
+    pub kind: RelKind,
+    pub comment: Option<String>,
+    /// `pg_class.reltuples`; `None` when the relation was never analysed.
+    pub row_estimate: Option<f64>,
+    pub columns: Vec<Column>,
+    pub primary_key: Vec<String>,
+}
+
+impl Table {
+    pub fn column(&self, name: &str) -> Option<&Column> {
+        self.columns.iter().find(|c| c.name == name)
+    }
+}
+
+/// A foreign key `from(from_columns) REFERENCES to(to_columns)`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ForeignKey {
+    pub name: String,
+    pub from: RelName,
+    pub from_columns: Vec<String>,
+    pub to: RelName,
+    pub to_columns: Vec<String>,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct Catalog {
+    pub tables: Vec<Table>,
+    pub foreign_keys: Vec<ForeignKey>,
+}
+
+impl Catalog {
+    pub fn table(&self, name: &RelName) -> Option<&Table> {
+        self.tables.iter().find(|t| &t.name == name)
+    }
+
+    /// Find a relation by the name a query would use: qualified, or unqualified and unique.
+    pub fn resolve(&self, schema: Option<&str>, name: &str) -> Option<&Table> {
+        let mut hits = self
+            .tables
+            .iter()
+            .filter(|t| t.name.name == name && schema.is_none_or(|s| t.name.schema == s));
+        let first = hits.next()?;
+        hits.next().is_none().then_some(first)
+    }
+
+    /// The FK graph as undirected adjacency: for each relation, the relations one key away.
+    /// Keys to or from relations the caller cannot see are not in the catalog at all.
+    pub fn fk_graph(&self) -> BTreeMap<&RelName, BTreeSet<&RelName>> {
+        let mut graph: BTreeMap<&RelName, BTreeSet<&RelName>> =
+            self.tables.iter().map(|t| (&t.name, BTreeSet::new())).collect();
+        for fk in &self.foreign_keys {
+            if fk.from == fk.to {
+                continue;
+            }
+            graph.entry(&fk.from).or_default().insert(&fk.to);
+            graph.entry(&fk.to).or_default().insert(&fk.from);
+        }
+        graph
+    }
+
+    /// Foreign keys that connect `a` and `b`, in either direction.
+    pub fn keys_between<'a>(
+        &'a self,
+        a: &'a RelName,
+        b: &'a RelName,
+    ) -> impl Iterator<Item = &'a ForeignKey> + 'a {
+        self.foreign_keys
+            .iter()
+            .filter(move |fk| (&fk.from == a && &fk.to == b) || (&fk.from == b && &fk.to == a))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn table(schema: &str, name: &str) -> Table {
+        Table {
+            name: RelName::new(schema, name),
+            kind: RelKind::Table,
+            comment: None,
+            row_estimate: None,
+            columns: vec![Column {
+                name: "id".into(),
+                type_name: "integer".into(),
+                nullable: false,
+                comment: None,
+            }],
+            primary_key: vec!["id".into()],
+        }
+    }
+
+    #[test]
+    fn quote_ident_matches_postgres() {
+        assert_eq!(quote_ident("orders"), "orders");
+        assert_eq!(quote_ident("Orders"), "\"Orders\"");
+        assert_eq!(quote_ident("order"), "\"order\"");
+        assert_eq!(quote_ident("a\"b"), "\"a\"\"b\"");
+        assert_eq!(quote_ident("1st"), "\"1st\"");
+        assert_eq!(quote_ident("größe"), "\"größe\"");
+        assert_eq!(RelName::new("public", "User").to_string(), "public.\"User\"");
+    }
+
+    #[test]
+    fn fk_graph_is_undirected_and_resolve_is_unambiguous() {
+        let cat = Catalog {
+            tables: vec![table("public", "a"), table("public", "b"), table("s", "b"), table("public", "c")],
+            foreign_keys: vec![ForeignKey {
+                name: "b_a_fk".into(),
+                from: RelName::new("public", "b"),
+                from_columns: vec!["a_id".into()],
+                to: RelName::new("public", "a"),
+                to_columns: vec!["id".into()],
+            }],
+        };
+        let g = cat.fk_graph();
+        let a = RelName::new("public", "a");
+        let b = RelName::new("public", "b");
+        assert!(g[&a].contains(&b) && g[&b].contains(&a));
+        assert!(g[&RelName::new("public", "c")].is_empty());
+        assert_eq!(cat.keys_between(&a, &b).count(), 1);
+        assert!(cat.resolve(None, "b").is_none(), "b exists in two schemas");
+        assert_eq!(cat.resolve(Some("s"), "b").unwrap().name.schema, "s");
+        assert_eq!(cat.resolve(None, "c").unwrap().name.name, "c");
+    }
+}

@@ -1,0 +1,13 @@
+//! nl2sql-core: the reasoning of nl2sql as pure Rust over plain data.
+//!
+//! Nothing in this crate touches PostgreSQL. The extension crate (`extension/`) feeds it values read
+//! through SPI and calls the LLM through [`llm::client`], whose only link to the backend is an
+//! interrupt-check callback. Every module here is testable with `cargo test` alone.
+//!
+//! The modules follow the pipeline: a question meets a [`catalog`] (the schema the caller can see),
+//! SQL is judged by [`sql`] before it may run, and what runs comes back as a [`result`].
+
+pub mod catalog;
+pub mod llm;
+pub mod result;
+pub mod sql;

@@ -1,0 +1,629 @@
+//! Blocking calls to `/v1/chat/completions` and `/v1/embeddings` of an OpenAI-compatible server.
+//!
+//! Each HTTP exchange runs on a helper thread that never touches PostgreSQL; the calling thread
+//! waits in slices of [`WAIT_SLICE`] and calls the caller's interrupt check between slices, so a
+//! query cancel (which the check turns into an error that unwinds) ends the wait within about a
+//! second. Retries back off exponentially on 429, 5xx and failed connections.
+
+use std::fmt;
+use std::sync::mpsc;
+use std::time::{Duration, Instant};
+
+use serde::Serialize;
+use serde_json::{json, Map, Value};
+
+use super::json::excerpt;
+
+/// How long the waiting thread sleeps between interrupt checks.
+pub const WAIT_SLICE: Duration = Duration::from_millis(50);
+
+/// Where and what to call. The API key is only ever sent as a bearer header.
+#[derive(Clone)]
+pub struct Endpoint {
+    /// Base URL up to and including the API version, e.g. `http://127.0.0.1:18081/v1`.
+    pub base_url: String,
+    pub model: String,
+    pub api_key: Option<String>,
+}
+
+impl fmt::Debug for Endpoint {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Endpoint")
+            .field("base_url", &redact_url(&self.base_url))
+            .field("model", &self.model)
+            .field("api_key", &self.api_key.as_ref().map(|_| "<set>"))
+            .finish()
+    }
+}
+
+impl Endpoint {
+    fn url(&self, path: &str) -> String {
+        format!("{}/{}", self.base_url.trim_end_matches('/'), path)
+    }
+}
+
+/// Remove any `user:password@` from a URL before it appears in a message.
+pub fn redact_url(url: &str) -> String {
+    if let Some(scheme_end) = url.find("://") {
+        let rest = &url[scheme_end + 3..];
+        let authority_end = rest.find('/').unwrap_or(rest.len());
+        if let Some(at) = rest[..authority_end].rfind('@') {
+            return format!("{}://{}", &url[..scheme_end], &rest[at + 1..]);
+        }
+    }
+    url.to_string()
+}
+
+/// Time and retry limits of one logical call.
+#[derive(Debug, Clone, Copy)]
+pub struct CallPolicy {
+    /// Limit for one HTTP exchange.
+    pub timeout: Duration,
+    /// Further attempts after the first one fails with a retryable error.
+    pub retries: u32,
+    /// First back-off; doubled on each retry, capped at 8 s.
+    pub backoff: Duration,
+}
+
+impl Default for CallPolicy {
+    fn default() -> Self {
+        CallPolicy { timeout: Duration::from_secs(120), retries: 2, backoff: Duration::from_millis(250) }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Message {
+    pub role: String,
+    pub content: String,
+}
+
+impl Message {
+    pub fn system(content: impl Into<String>) -> Self {
+        Message { role: "system".into(), content: content.into() }
+    }
+    pub fn user(content: impl Into<String>) -> Self {
+        Message { role: "user".into(), content: content.into() }
+    }
+    pub fn assistant(content: impl Into<String>) -> Self {
+        Message { role: "assistant".into(), content: content.into() }
+    }
+}
+
+#[derive(Debug, Clone, Default)]
+pub struct ChatRequest {
+    pub messages: Vec<Message>,
+    pub temperature: f32,
+    pub max_tokens: Option<u32>,
+    /// Constrain the answer to this JSON schema (`response_format` of type `json_schema`).
+    pub json_schema: Option<(String, Value)>,
+    pub seed: Option<u64>,
+    /// Extra top-level fields merged into the request body (server-specific options).
+    pub extra: Map<String, Value>,
+}
+
+impl ChatRequest {
+    pub fn body(&self, model: &str) -> Value {
+        let mut body = json!({
+            "model": model,
+            "messages": self.messages,
+            "temperature": self.temperature,
+        });
+        if let Some(n) = self.max_tokens {
+            body["max_tokens"] = json!(n);
+        }
+        if let Some(seed) = self.seed {
+            body["seed"] = json!(seed);
+        }
+        if let Some((name, schema)) = &self.json_schema {
+            body["response_format"] = json!({
+                "type": "json_schema",
+                "json_schema": {"name": name, "schema": schema, "strict": true},
+            });
+        }
+        for (k, v) in &self.extra {
+            body[k] = v.clone();
+        }
+        body
+    }
+}
+
+/// Tokens spent, as the server reported them.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
+pub struct Usage {
+    pub prompt_tokens: u64,
+    pub completion_tokens: u64,
+}
+
+impl Usage {
+    pub fn add(&mut self, other: Usage) {
+        self.prompt_tokens += other.prompt_tokens;
+        self.completion_tokens += other.completion_tokens;
+    }
+
+    fn from_response(v: &Value) -> Usage {
+        let n = |k: &str| v["usage"][k].as_u64().unwrap_or(0);
+        Usage { prompt_tokens: n("prompt_tokens"), completion_tokens: n("completion_tokens") }
+    }
+}
+
+#[derive(Debug, Clone)]
+pub struct ChatReply {
+    pub content: String,
+    pub model: String,
+    pub usage: Usage,
+    pub attempts: u32,
+    pub elapsed: Duration,
+}
+
+#[derive(Debug, Clone)]
+pub struct Embeddings {
+    pub vectors: Vec<Vec<f32>>,
+    pub usage: Usage,
+    pub elapsed: Duration,
+}
+
+/// A failed call, naming the endpoint and the cause.
+#[derive(Debug, Clone, PartialEq)]
+pub enum LlmError {
+    /// No connection could be made (refused, DNS, TLS...).
+    Unreachable { endpoint: String, cause: String },
+    /// No complete answer within the time limit.
+    Timeout { endpoint: String, after: Duration },
+    /// The server answered with an HTTP error status.
+    Status { endpoint: String, status: u16, body: String },
+    /// The server answered 2xx, but not with what the API promises.
+    BadResponse { endpoint: String, cause: String },
+}
+
+impl LlmError {
+    /// The SQLSTATE the extension raises for this error.
+    pub fn sqlstate(&self) -> &'static str {
+        match self {
+            LlmError::Unreachable { .. } => "08001", // sqlclient_unable_to_establish_sqlconnection
+            LlmError::Timeout { .. } => "57014",     // query_canceled
+            LlmError::Status { .. } | LlmError::BadResponse { .. } => "38000", // external_routine_exception
+        }
+    }
+
+    pub fn hint(&self) -> &'static str {
+        match self {
+            LlmError::Unreachable { .. } => {
+                "Check that the model server is running (scripts/llm.sh status) and that nl2sql.llm_endpoint / nl2sql.embedding_endpoint point to it."
+            }
+            LlmError::Timeout { .. } => {
+                "Raise nl2sql.llm_timeout_ms, shorten the prompt, or use a faster model."
+            }
+            LlmError::Status { status: 401 | 403, .. } => {
+                "The endpoint refused the credentials: check nl2sql.api_key_file or NL2SQL_API_KEY."
+            }
+            LlmError::Status { status: 404, .. } => {
+                "Check the endpoint's base URL (it should end in /v1) and the model name."
+            }
+            LlmError::Status { .. } => "The model server reported an error; see its log.",
+            LlmError::BadResponse { .. } => {
+                "The endpoint is not OpenAI-compatible or the model's answer was cut off; check max_tokens."
+            }
+        }
+    }
+
+    fn retryable(&self) -> bool {
+        match self {
+            LlmError::Unreachable { .. } => true,
+            LlmError::Status { status, .. } => *status == 429 || *status >= 500,
+            LlmError::Timeout { .. } | LlmError::BadResponse { .. } => false,
+        }
+    }
+}
+
+impl fmt::Display for LlmError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            LlmError::Unreachable { endpoint, cause } => {
+                write!(f, "LLM endpoint {endpoint} is unreachable: {cause}")
+            }
+            LlmError::Timeout { endpoint, after } => {
+                write!(f, "LLM endpoint {endpoint} did not answer within {} ms", after.as_millis())
+            }
+            LlmError::Status { endpoint, status, body } => {
+                write!(f, "LLM endpoint {endpoint} answered HTTP {status}: {body}")
+            }
+            LlmError::BadResponse { endpoint, cause } => {
+                write!(f, "LLM endpoint {endpoint} gave an unusable answer: {cause}")
+            }
+        }
+    }
+}
+
+impl std::error::Error for LlmError {}
+
+/// Ask for a chat completion.
+pub fn chat(
+    endpoint: &Endpoint,
+    policy: &CallPolicy,
+    request: &ChatRequest,
+    interrupts: &dyn Fn(),
+) -> Result<ChatReply, LlmError> {
+    let url = endpoint.url("chat/completions");
+    let shown = redact_url(&url);
+    let started = Instant::now();
+    let (value, attempts) =
+        call_with_retries(&url, endpoint, request.body(&endpoint.model), policy, interrupts)?;
+    let content = match &value["choices"][0]["message"]["content"] {
+        Value::String(s) if !s.trim().is_empty() => s.clone(),
+        Value::String(_) => {
+            return Err(LlmError::BadResponse { endpoint: shown, cause: "empty message content".into() })
+        }
+        _ => {
+            return Err(LlmError::BadResponse {
+                endpoint: shown,
+                cause: format!("no choices[0].message.content in {}", excerpt(&value.to_string(), 200)),
+            })
+        }
+    };
+    Ok(ChatReply {
+        content,
+        model: value["model"].as_str().unwrap_or(&endpoint.model).to_string(),
+        usage: Usage::from_response(&value),
+        attempts,
+        elapsed: started.elapsed(),
+    })
+}
+
+/// Embed each input; the vectors come back in input order.
+pub fn embed(
+    endpoint: &Endpoint,
+    policy: &CallPolicy,
+    inputs: &[String],
+    interrupts: &dyn Fn(),
+) -> Result<Embeddings, LlmError> {
+    let url = endpoint.url("embeddings");
+    let shown = redact_url(&url);
+    let started = Instant::now();
+    let body = json!({"model": endpoint.model, "input": inputs});
+    let (value, _) = call_with_retries(&url, endpoint, body, policy, interrupts)?;
+    let bad = |cause: String| LlmError::BadResponse { endpoint: shown.clone(), cause };
+    let data = value["data"].as_array().ok_or_else(|| bad("no data array".into()))?;
+    if data.len() != inputs.len() {
+        return Err(bad(format!("{} embeddings for {} inputs", data.len(), inputs.len())));
+    }
+    let mut vectors: Vec<(usize, Vec<f32>)> = Vec::with_capacity(data.len());
+    for (pos, item) in data.iter().enumerate() {
+        let index = item["index"].as_u64().map(|i| i as usize).unwrap_or(pos);
+        let vector = item["embedding"]
+            .as_array()
+            .ok_or_else(|| bad(format!("item {pos} has no embedding array")))?
+            .iter()
+            .map(|x| x.as_f64().map(|f| f as f32))
+            .collect::<Option<Vec<f32>>>()
+            .ok_or_else(|| bad(format!("item {pos} has a non-numeric component")))?;
+        vectors.push((index, vector));
+    }
+    vectors.sort_by_key(|(i, _)| *i);
+    Ok(Embeddings {
+        vectors: vectors.into_iter().map(|(_, v)| v).collect(),
+        usage: Usage::from_response(&value),
+        elapsed: started.elapsed(),
+    })
+}
+
+fn call_with_retries(
+    url: &str,
+    endpoint: &Endpoint,
+    body: Value,
+    policy: &CallPolicy,
+    interrupts: &dyn Fn(),
+) -> Result<(Value, u32), LlmError> {
+    let mut backoff = policy.backoff;
+    let mut attempt = 0;
+    loop {
+        attempt += 1;
+        match post_json(url, endpoint.api_key.clone(), body.clone(), policy.timeout, interrupts) {
+            Ok(v) => return Ok((v, attempt)),
+            Err((e, retry_after)) if e.retryable() && attempt <= policy.retries => {
+                let wait = retry_after.unwrap_or(backoff).min(Duration::from_secs(30));
+                sleep_checking(wait, interrupts);
+                backoff = (backoff * 2).min(Duration::from_secs(8));
+            }
+            Err((e, _)) => return Err(e),
+        }
+    }
+}
+
+fn sleep_checking(total: Duration, interrupts: &dyn Fn()) {
+    let until = Instant::now() + total;
+    loop {
+        interrupts();
+        let now = Instant::now();
+        if now >= until {
+            return;
+        }
+        std::thread::sleep((until - now).min(WAIT_SLICE));
+    }
+}
+
+type Attempt = Result<Value, (LlmError, Option<Duration>)>;
+
+/// One HTTP exchange on a helper thread; this thread waits, checking for interrupts.
+fn post_json(
+    url: &str,
+    api_key: Option<String>,
+    body: Value,
+    timeout: Duration,
+    interrupts: &dyn Fn(),
+) -> Attempt {
+    let (tx, rx) = mpsc::channel();
+    let url_owned = url.to_string();
+    std::thread::Builder::new()
+        .name("nl2sql-llm".into())
+        .spawn(move || {
+            let _ = tx.send(exchange(&url_owned, api_key.as_deref(), &body, timeout));
+        })
+        .map_err(|e| {
+            (LlmError::Unreachable { endpoint: redact_url(url), cause: format!("no thread: {e}") }, None)
+        })?;
+    let deadline = Instant::now() + timeout + Duration::from_secs(1);
+    loop {
+        interrupts();
+        match rx.recv_timeout(WAIT_SLICE) {
+            Ok(result) => return result,
+            Err(mpsc::RecvTimeoutError::Timeout) if Instant::now() < deadline => continue,
+            Err(_) => {
+                return Err((LlmError::Timeout { endpoint: redact_url(url), after: timeout }, None))
+            }
+        }
+    }
+}
+
+fn exchange(url: &str, api_key: Option<&str>, body: &Value, timeout: Duration) -> Attempt {
+    let shown = redact_url(url);
+    let config = ureq::Agent::config_builder()
+        .timeout_global(Some(timeout))
+        .timeout_connect(Some(timeout.min(Duration::from_secs(10))))
+        .http_status_as_error(false)
+        .build();
+    let agent = ureq::Agent::new_with_config(config);
+    let mut request = agent.post(url).header("Content-Type", "application/json");
+    if let Some(key) = api_key {
+        request = request.header("Authorization", format!("Bearer {key}"));
+    }
+    let mut response = match request.send_json(body) {
+        Ok(r) => r,
+        Err(ureq::Error::Timeout(_)) => {
+            return Err((LlmError::Timeout { endpoint: shown, after: timeout }, None))
+        }
+        Err(e) => return Err((LlmError::Unreachable { endpoint: shown, cause: describe(&e) }, None)),
+    };
+    let status = response.status().as_u16();
+    let retry_after = response
+        .headers()
+        .get("retry-after")
+        .and_then(|v| v.to_str().ok())
+        .and_then(|s| s.trim().parse::<u64>().ok())
+        .map(Duration::from_secs);
+    let text = match response.body_mut().read_to_string() {
+        Ok(t) => t,
+        Err(ureq::Error::Timeout(_)) => {
+            return Err((LlmError::Timeout { endpoint: shown, after: timeout }, None))
+        }
+        Err(e) => {
+            return Err((
+                LlmError::BadResponse { endpoint: shown, cause: format!("reading the body: {}", describe(&e)) },
+                None,
+            ))
+        }
+    };
+    if !(200..300).contains(&status) {
+        let body = error_text(&text);
+        return Err((LlmError::Status { endpoint: shown, status, body }, retry_after));
+    }
+    serde_json::from_str(&text).map_err(|e| {
+        (
+            LlmError::BadResponse {
+                endpoint: shown,
+                cause: format!("not JSON ({e}): {}", excerpt(&text, 200)),
+            },
+            None,
+        )
+    })
+}
+
+/// The error message inside an OpenAI-style error body, or an excerpt of the body.
+fn error_text(body: &str) -> String {
+    serde_json::from_str::<Value>(body)
+        .ok()
+        .and_then(|v| v["error"]["message"].as_str().or(v["error"].as_str()).map(str::to_string))
+        .unwrap_or_else(|| excerpt(body.trim(), 300))
+}
+
+fn describe(e: &ureq::Error) -> String {
+    match e {
+        ureq::Error::Io(io) => match io.kind() {
+            std::io::ErrorKind::ConnectionRefused => "connection refused".to_string(),
+            _ => format!("I/O error: {io}"),
+        },
+        ureq::Error::HostNotFound => "host not found".to_string(),
+        ureq::Error::ConnectionFailed => "connection failed".to_string(),
+        other => other.to_string(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::io::{BufRead, BufReader, Read, Write};
+    use std::net::TcpListener;
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    use std::sync::Arc;
+
+    /// A scripted HTTP server: answers each connection with the next canned (status, body, delay).
+    /// It tests parsing, retries, timeouts and outages only; real-model behaviour is tested
+    /// against the local model server in the integration suite.
+    fn scripted(replies: Vec<(u16, &'static str, u64)>) -> (String, Arc<AtomicUsize>) {
+        let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+        let addr = listener.local_addr().unwrap();
+        let hits = Arc::new(AtomicUsize::new(0));
+        let counter = hits.clone();
+        std::thread::spawn(move || {
+            for (stream, (status, body, delay_ms)) in listener.incoming().zip(replies) {
+                let mut stream = stream.unwrap();
+                counter.fetch_add(1, Ordering::SeqCst);
+                let mut reader = BufReader::new(stream.try_clone().unwrap());
+                let mut len = 0usize;
+                loop {
+                    let mut line = String::new();
+                    reader.read_line(&mut line).unwrap();
+                    if let Some(v) = line.to_ascii_lowercase().strip_prefix("content-length:") {
+                        len = v.trim().parse().unwrap();
+                    }
+                    if line == "\r\n" || line.is_empty() {
+                        break;
+                    }
+                }
+                let mut buf = vec![0; len];
+                reader.read_exact(&mut buf).unwrap();
+                std::thread::sleep(Duration::from_millis(delay_ms));
+                let _ = write!(
+                    stream,
+                    "HTTP/1.1 {status} X\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
+                    body.len()
+                );
+            }
+        });
+        (format!("http://127.0.0.1:{}/v1", addr.port()), hits)
+    }
+
+    fn endpoint(base: String) -> Endpoint {
+        Endpoint { base_url: base, model: "m".into(), api_key: Some("sk-secret".into()) }
+    }
+
+    fn fast() -> CallPolicy {
+        CallPolicy { timeout: Duration::from_secs(2), retries: 2, backoff: Duration::from_millis(10) }
+    }
+
+    fn ask(e: &Endpoint, p: &CallPolicy) -> Result<ChatReply, LlmError> {
+        chat(e, p, &ChatRequest { messages: vec![Message::user("hi")], ..Default::default() }, &|| {})
+    }
+
+    const OK: &str = r#"{"model":"m","choices":[{"message":{"role":"assistant","content":"{\"a\":1}"}}],"usage":{"prompt_tokens":5,"completion_tokens":3}}"#;
+
+    #[test]
+    fn parses_content_and_usage() {
+        let (base, _) = scripted(vec![(200, OK, 0)]);
+        let r = ask(&endpoint(base), &fast()).unwrap();
+        assert_eq!(r.content, "{\"a\":1}");
+        assert_eq!(r.usage, Usage { prompt_tokens: 5, completion_tokens: 3 });
+        assert_eq!(r.attempts, 1);
+    }
+
+    #[test]
+    fn retries_429_and_5xx_then_succeeds() {
+        let (base, hits) = scripted(vec![(429, "{}", 0), (503, "{}", 0), (200, OK, 0)]);
+        let r = ask(&endpoint(base), &fast()).unwrap();
+        assert_eq!((r.attempts, hits.load(Ordering::SeqCst)), (3, 3));
+    }
+
+    #[test]
+    fn gives_up_after_retries_with_the_server_message() {
+        let body = r#"{"error":{"message":"model overloaded"}}"#;
+        let (base, hits) = scripted(vec![(500, body, 0), (500, body, 0), (500, body, 0)]);
+        let e = ask(&endpoint(base.clone()), &fast()).unwrap_err();
+        assert_eq!(hits.load(Ordering::SeqCst), 3);
+        assert!(matches!(e, LlmError::Status { status: 500, .. }));
+        let msg = e.to_string();
+        assert!(msg.contains(&base) && msg.contains("model overloaded"), "{msg}");
+        assert!(!msg.contains("sk-secret"));
+    }
+
+    #[test]
+    fn does_not_retry_client_errors() {
+        let (base, hits) = scripted(vec![(400, r#"{"error":"bad"}"#, 0), (200, OK, 0)]);
+        let e = ask(&endpoint(base), &fast()).unwrap_err();
+        assert_eq!(hits.load(Ordering::SeqCst), 1);
+        assert_eq!(e.sqlstate(), "38000");
+    }
+
+    #[test]
+    fn unreachable_endpoint_is_named_with_its_cause() {
+        let port = TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
+        let base = format!("http://127.0.0.1:{port}/v1");
+        let e = ask(&endpoint(base.clone()), &fast()).unwrap_err();
+        assert!(matches!(e, LlmError::Unreachable { .. }), "{e:?}");
+        assert!(e.to_string().contains(&base) && e.to_string().contains("refused"), "{e}");
+        assert_eq!(e.sqlstate(), "08001");
+    }
+
+    #[test]
+    fn slow_server_times_out() {
+        let (base, _) = scripted(vec![(200, OK, 3000)]);
+        let p = CallPolicy { timeout: Duration::from_millis(300), retries: 0, ..fast() };
+        let started = Instant::now();
+        let e = ask(&endpoint(base), &p).unwrap_err();
+        assert!(matches!(e, LlmError::Timeout { .. }), "{e:?}");
+        assert!(started.elapsed() < Duration::from_millis(2500));
+    }
+
+    #[test]
+    fn interrupt_check_runs_while_waiting_and_can_abort() {
+        let (base, _) = scripted(vec![(200, OK, 3000)]);
+        let checks = AtomicUsize::new(0);
+        let started = Instant::now();
+        let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            ask_with(&endpoint(base), &|| {
+                if checks.fetch_add(1, Ordering::SeqCst) == 4 {
+                    panic!("canceled");
+                }
+            })
+        }));
+        assert!(outcome.is_err(), "the interrupt's unwind must end the call");
+        assert!(started.elapsed() < Duration::from_secs(1));
+    }
+
+    fn ask_with(e: &Endpoint, interrupts: &dyn Fn()) -> Result<ChatReply, LlmError> {
+        chat(e, &fast(), &ChatRequest { messages: vec![Message::user("hi")], ..Default::default() }, interrupts)
+    }
+
+    #[test]
+    fn malformed_answers_are_bad_responses() {
+        let (base, _) = scripted(vec![(200, "not json", 0), (200, r#"{"choices":[]}"#, 0)]);
+        let e = endpoint(base);
+        assert!(ask(&e, &fast()).unwrap_err().to_string().contains("not JSON"));
+        assert!(ask(&e, &fast()).unwrap_err().to_string().contains("no choices"));
+    }
+
+    #[test]
+    fn embeddings_come_back_in_input_order() {
+        let body = r#"{"data":[{"index":1,"embedding":[0.5,1]},{"index":0,"embedding":[1,2]}],"usage":{"prompt_tokens":4}}"#;
+        let (base, _) = scripted(vec![(200, body, 0)]);
+        let r = embed(&endpoint(base), &fast(), &["a".into(), "b".into()], &|| {}).unwrap();
+        assert_eq!(r.vectors, vec![vec![1.0, 2.0], vec![0.5, 1.0]]);
+        assert_eq!(r.usage.prompt_tokens, 4);
+    }
+
+    #[test]
+    fn request_body_carries_schema_and_extras() {
+        let mut extra = Map::new();
+        extra.insert("cache_prompt".into(), json!(false));
+        let req = ChatRequest {
+            messages: vec![Message::system("s"), Message::user("u")],
+            temperature: 0.0,
+            max_tokens: Some(64),
+            json_schema: Some(("step".into(), json!({"type": "object"}))),
+            seed: Some(7),
+            extra,
+        };
+        let b = req.body("qwen");
+        assert_eq!(b["model"], "qwen");
+        assert_eq!(b["response_format"]["type"], "json_schema");
+        assert_eq!(b["response_format"]["json_schema"]["schema"], json!({"type": "object"}));
+        assert_eq!(b["cache_prompt"], json!(false));
+        assert_eq!(b["messages"][1]["role"], "user");
+    }
+
+    #[test]
+    fn urls_lose_credentials_in_messages() {
+        assert_eq!(redact_url("https://u:p@host:1/v1"), "https://host:1/v1");
+        assert_eq!(redact_url("http://host/v1"), "http://host/v1");
+        let dbg = format!("{:?}", endpoint("http://a:b@h/v1".into()));
+        assert!(!dbg.contains("sk-secret") && !dbg.contains("a:b"));
+    }
+}

@@ -1,0 +1,5 @@
+//! SQL analysis on the sqlparser AST (PostgreSQL dialect).
+
+pub mod guard;
+
+pub use guard::{check_query, CheckedQuery, Refusal};
