@@ -1,0 +1,152 @@
+//! The `nl2sql.*` settings. Every one is documented in docs/configuration.md.
+//!
+//! The API key is deliberately not a setting: settings can be read back (`SHOW`, `pg_settings`,
+//! `pg_read_all_settings`) and appear in logs when set. It is read from the file named by
+//! `nl2sql.api_key_file` (superuser-only) or from the server's `NL2SQL_API_KEY` environment.
+
+use std::ffi::CString;
+
+use pgrx::guc::{GucContext, GucFlags, GucRegistry, GucSetting};
+
+pub static LLM_ENDPOINT: GucSetting<Option<CString>> =
+    GucSetting::<Option<CString>>::new(Some(c"http://127.0.0.1:18081/v1"));
+pub static LLM_MODEL: GucSetting<Option<CString>> =
+    GucSetting::<Option<CString>>::new(Some(c"qwen2.5-coder-1.5b-instruct"));
+pub static EMBEDDING_ENDPOINT: GucSetting<Option<CString>> =
+    GucSetting::<Option<CString>>::new(Some(c"http://127.0.0.1:18082/v1"));
+pub static EMBEDDING_MODEL: GucSetting<Option<CString>> =
+    GucSetting::<Option<CString>>::new(Some(c"all-minilm-l6-v2"));
+pub static API_KEY_FILE: GucSetting<Option<CString>> = GucSetting::<Option<CString>>::new(None);
+pub static LLM_TIMEOUT_MS: GucSetting<i32> = GucSetting::<i32>::new(120_000);
+pub static LLM_RETRIES: GucSetting<i32> = GucSetting::<i32>::new(2);
+pub static LLM_REQUEST_EXTRA: GucSetting<Option<CString>> = GucSetting::<Option<CString>>::new(None);
+pub static STATEMENT_TIMEOUT_MS: GucSetting<i32> = GucSetting::<i32>::new(5_000);
+pub static MAX_ROWS_LIMIT: GucSetting<i32> = GucSetting::<i32>::new(10_000);
+pub static MAX_RESULT_BYTES: GucSetting<i32> = GucSetting::<i32>::new(1 << 20);
+pub static EXECUTION_ROLE: GucSetting<Option<CString>> = GucSetting::<Option<CString>>::new(None);
+pub static AUDIT: GucSetting<bool> = GucSetting::<bool>::new(true);
+
+pub fn init() {
+    GucRegistry::define_string_guc(
+        c"nl2sql.llm_endpoint",
+        c"Base URL of the OpenAI-compatible chat endpoint, up to /v1.",
+        c"nl2sql POSTs to <this>/chat/completions.",
+        &LLM_ENDPOINT,
+        GucContext::Userset,
+        GucFlags::default(),
+    );
+    GucRegistry::define_string_guc(
+        c"nl2sql.llm_model",
+        c"Model name sent with every chat request.",
+        c"",
+        &LLM_MODEL,
+        GucContext::Userset,
+        GucFlags::default(),
+    );
+    GucRegistry::define_string_guc(
+        c"nl2sql.embedding_endpoint",
+        c"Base URL of the OpenAI-compatible embeddings endpoint, up to /v1.",
+        c"nl2sql POSTs to <this>/embeddings.",
+        &EMBEDDING_ENDPOINT,
+        GucContext::Userset,
+        GucFlags::default(),
+    );
+    GucRegistry::define_string_guc(
+        c"nl2sql.embedding_model",
+        c"Model name sent with every embeddings request.",
+        c"",
+        &EMBEDDING_MODEL,
+        GucContext::Userset,
+        GucFlags::default(),
+    );
+    GucRegistry::define_string_guc(
+        c"nl2sql.api_key_file",
+        c"File (readable by the server) holding the bearer token for the LLM endpoints.",
+        c"Empty: use the server's NL2SQL_API_KEY environment variable, or send no key.",
+        &API_KEY_FILE,
+        GucContext::Suset,
+        GucFlags::SUPERUSER_ONLY,
+    );
+    GucRegistry::define_int_guc(
+        c"nl2sql.llm_timeout_ms",
+        c"Time limit of one LLM HTTP exchange.",
+        c"",
+        &LLM_TIMEOUT_MS,
+        100,
+        3_600_000,
+        GucContext::Userset,
+        GucFlags::UNIT_MS,
+    );
+    GucRegistry::define_int_guc(
+        c"nl2sql.llm_retries",
+        c"Further attempts after an LLM call fails with 429, 5xx or a failed connection.",
+        c"",
+        &LLM_RETRIES,
+        0,
+        10,
+        GucContext::Userset,
+        GucFlags::default(),
+    );
+    GucRegistry::define_string_guc(
+        c"nl2sql.llm_request_extra",
+        c"JSON object merged into every chat request body (server-specific options).",
+        c"For example {\"cache_prompt\": false} for deterministic answers from llama.cpp.",
+        &LLM_REQUEST_EXTRA,
+        GucContext::Userset,
+        GucFlags::default(),
+    );
+    GucRegistry::define_int_guc(
+        c"nl2sql.statement_timeout",
+        c"Time limit of one query run by the safe executor.",
+        c"",
+        &STATEMENT_TIMEOUT_MS,
+        1,
+        86_400_000,
+        GucContext::Userset,
+        GucFlags::UNIT_MS,
+    );
+    GucRegistry::define_int_guc(
+        c"nl2sql.max_rows_limit",
+        c"Upper bound on the rows the safe executor returns, whatever a caller asks.",
+        c"",
+        &MAX_ROWS_LIMIT,
+        0,
+        1_000_000,
+        GucContext::Suset,
+        GucFlags::default(),
+    );
+    GucRegistry::define_int_guc(
+        c"nl2sql.max_result_bytes",
+        c"Upper bound on the size of the rows the safe executor returns.",
+        c"",
+        &MAX_RESULT_BYTES,
+        1024,
+        1 << 30,
+        GucContext::Suset,
+        GucFlags::UNIT_BYTE,
+    );
+    GucRegistry::define_string_guc(
+        c"nl2sql.execution_role",
+        c"Role that generated SQL runs as (SET LOCAL ROLE); empty runs it as the caller.",
+        c"The caller must be a member of this role.",
+        &EXECUTION_ROLE,
+        GucContext::Userset,
+        GucFlags::default(),
+    );
+    GucRegistry::define_bool_guc(
+        c"nl2sql.audit",
+        c"Record every nl2sql run and its steps in nl2sql.runs and nl2sql.steps.",
+        c"",
+        &AUDIT,
+        GucContext::Suset,
+        GucFlags::default(),
+    );
+}
+
+/// A string setting, `None` when unset or empty.
+pub fn text(setting: &GucSetting<Option<CString>>) -> Option<String> {
+    setting
+        .get()
+        .map(|c| c.to_string_lossy().trim().to_string())
+        .filter(|s| !s.is_empty())
+}

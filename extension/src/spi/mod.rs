@@ -1,0 +1,5 @@
+//! The SPI adapter: everything that reads or writes the database.
+
+pub mod audit;
+pub mod catalog;
+pub mod executor;
