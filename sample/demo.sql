@@ -1,0 +1,30 @@
+-- What scripts/demo.sh shows on the sample bookshop database.
+\pset pager off
+\echo '== the model servers nl2sql talks to'
+SELECT jsonb_pretty(nl2sql_llm_status());
+
+\echo '== the schema nl2sql sees for this user (tables, keys, row estimates)'
+SELECT t->>'name' AS "table", jsonb_array_length(t->'columns') AS columns, t->'pk' AS primary_key,
+       (t->>'rows')::int AS rows
+FROM jsonb_array_elements(nl2sql_schema()->'tables') t;
+SELECT f->>'from' || '(' || (f->'from_columns'->>0) || ') -> ' || (f->>'to') AS foreign_key
+FROM jsonb_array_elements(nl2sql_schema()->'fks') f;
+
+\echo '== the safe executor: a read-only query, bounded in rows'
+SELECT jsonb_pretty(nl2sql_try($$
+    SELECT a.country, count(*) AS books, round(avg(b.price), 2) AS avg_price
+    FROM books b JOIN authors a USING (author_id)
+    GROUP BY a.country ORDER BY books DESC, a.country$$, 3));
+
+\echo '== anything but a read-only query is refused, with a reason'
+SELECT nl2sql_try('DELETE FROM orders')->>'error' AS refused,
+       nl2sql_try('DELETE FROM orders')->>'hint' AS hint;
+
+\echo '== a side effect hidden in a function is stopped by the engine (read-only subtransaction)'
+CREATE OR REPLACE FUNCTION pg_temp.sneaky() RETURNS int LANGUAGE sql AS $$ UPDATE books SET price = 0 RETURNING 1 $$;
+SELECT nl2sql_try('SELECT pg_temp.sneaky()') - 'elapsed_ms' AS result;
+SELECT count(*) AS free_books FROM books WHERE price = 0;
+
+\echo '== a query over the time limit is stopped and reported as such'
+SET nl2sql.statement_timeout = '300ms';
+SELECT nl2sql_try('SELECT pg_sleep(5)') - 'elapsed_ms' AS result;
