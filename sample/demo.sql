@@ -4,17 +4,19 @@
 SELECT jsonb_pretty(nl2sql_llm_status());
 
 \echo '== the schema nl2sql sees for this user (tables, keys, row estimates)'
-SELECT t->>'name' AS "table", jsonb_array_length(t->'columns') AS columns, t->'pk' AS primary_key,
-       (t->>'rows')::int AS rows
+SELECT t->'name'->>'name' AS "table", jsonb_array_length(t->'columns') AS columns,
+       t->'primary_key' AS primary_key, (t->>'row_estimate')::float8::int AS rows, t->>'comment' AS comment
 FROM jsonb_array_elements(nl2sql_schema()->'tables') t;
-SELECT f->>'from' || '(' || (f->'from_columns'->>0) || ') -> ' || (f->>'to') AS foreign_key
-FROM jsonb_array_elements(nl2sql_schema()->'fks') f;
+SELECT format('%s(%s) -> %s(%s)', f->'from'->>'name', f->'from_columns'->>0, f->'to'->>'name', f->'to_columns'->>0)
+       AS foreign_key
+FROM jsonb_array_elements(nl2sql_schema()->'foreign_keys') f;
 
 \echo '== the safe executor: a read-only query, bounded in rows'
-SELECT jsonb_pretty(nl2sql_try($$
+SELECT r->'columns' AS columns, r->'rows' AS rows, r->'truncated_by' AS truncated_by
+FROM nl2sql_try($$
     SELECT a.country, count(*) AS books, round(avg(b.price), 2) AS avg_price
     FROM books b JOIN authors a USING (author_id)
-    GROUP BY a.country ORDER BY books DESC, a.country$$, 3));
+    GROUP BY a.country ORDER BY books DESC, a.country$$, 3) AS r;
 
 \echo '== anything but a read-only query is refused, with a reason'
 SELECT nl2sql_try('DELETE FROM orders')->>'error' AS refused,

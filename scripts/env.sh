@@ -19,6 +19,10 @@ NL2SQL_EMBED_PORT="${NL2SQL_EMBED_PORT:-18082}"
 NL2SQL_CHAT_MODEL="${NL2SQL_CHAT_MODEL:-1.5b}"
 NL2SQL_LLM_THREADS="${NL2SQL_LLM_THREADS:-2}"
 
+# cargo installs into ~/.cargo/bin, which a non-login shell may not have on its PATH
+case ":$PATH:" in *":$HOME/.cargo/bin:"*) ;; *) [ -d "$HOME/.cargo/bin" ] && PATH="$HOME/.cargo/bin:$PATH" ;; esac
+export PATH
+
 log() { printf '\033[1m[nl2sql]\033[0m %s\n' "$*" >&2; }
 die() { printf '\033[1;31m[nl2sql] error:\033[0m %s\n' "$*" >&2; exit 1; }
 as_postgres() { sudo -u postgres -H -- "$@"; }

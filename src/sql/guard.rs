@@ -55,13 +55,13 @@ impl Refusal {
     /// A hint that tells the user what would be accepted instead.
     pub fn hint(&self) -> &'static str {
         match self {
-            Refusal::Empty => "Pass one SELECT, VALUES, TABLE or WITH ... SELECT statement.",
+            Refusal::Empty => "Pass one SELECT, VALUES or WITH ... SELECT statement.",
             Refusal::Syntax(_) => {
                 "The SQL must parse as PostgreSQL; check quoting and keywords near the reported position."
             }
             Refusal::MultipleStatements(_) => "Pass exactly one query; remove the extra statements.",
             Refusal::NotAQuery(_) | Refusal::SelectInto => {
-                "nl2sql only runs read-only queries: SELECT, VALUES, TABLE or WITH ... SELECT."
+                "nl2sql only runs read-only queries: SELECT, VALUES or WITH ... SELECT."
             }
             Refusal::RowLocking(_) => "Remove the locking clause; results are read in a read-only snapshot.",
             Refusal::DataModifyingCte(_) => "Every WITH query must itself be a SELECT or VALUES.",
