@@ -8,6 +8,7 @@
 //! SQL is judged by [`sql`] before it may run, and what runs comes back as a [`result`].
 
 pub mod catalog;
+pub mod constraints;
 pub mod llm;
 pub mod result;
 pub mod sql;

@@ -1,0 +1,414 @@
+//! Constraints a question puts on its SQL, found by rules over the question text (precision
+//! before recall), and their verification on the SQL's AST.
+//!
+//! Each [`Constraint`] records the phrase that triggered it. [`verify`] checks one against the
+//! [`facts::QueryFacts`] of a query; a violation says precisely what is missing, so a repair
+//! prompt can ask for exactly that.
+
+pub mod facts;
+
+use once_cell::sync::Lazy;
+use regex::Regex;
+use serde::Serialize;
+
+use facts::{CompareOp, QueryFacts};
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum Kind {
+    /// "distinct", "different", "unique": duplicates removed.
+    Distinct,
+    /// "top 3", "three highest", "first five": ORDER BY and LIMIT k.
+    TopK { k: u64, largest: Option<bool> },
+    /// "highest", "most", "youngest": ORDER BY ... LIMIT or MAX/MIN.
+    Extreme { largest: Option<bool> },
+    /// "rank": a ranking window function or an ordering.
+    Ranking,
+    /// "how many", "number of": COUNT.
+    Count,
+    /// "percentage", "percent", "ratio": a division.
+    Percentage,
+    /// "total", "sum of": SUM (or COUNT for "total number").
+    Sum,
+    /// "average", "mean": AVG.
+    Average,
+    /// "more than 5", "at least three": a comparison with that value.
+    Comparison { op: Direction, value: f64 },
+    /// A quoted string or a year the SQL must use as a literal.
+    Literal { value: String },
+    /// "for each", "per": GROUP BY (or a window partition).
+    Grouping,
+    /// "never", "without", "not": an anti-join, NOT IN/EXISTS, <>, IS NULL or EXCEPT.
+    Negation,
+}
+
+/// The direction of a comparison the question asks for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Direction {
+    Greater,
+    Less,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Constraint {
+    #[serde(flatten)]
+    pub kind: Kind,
+    /// The words of the question that triggered it.
+    pub phrase: String,
+}
+
+impl Constraint {
+    pub fn name(&self) -> &'static str {
+        match self.kind {
+            Kind::Distinct => "distinct",
+            Kind::TopK { .. } => "top_k",
+            Kind::Extreme { .. } => "extreme",
+            Kind::Ranking => "ranking",
+            Kind::Count => "count",
+            Kind::Percentage => "percentage",
+            Kind::Sum => "sum",
+            Kind::Average => "average",
+            Kind::Comparison { .. } => "comparison",
+            Kind::Literal { .. } => "literal",
+            Kind::Grouping => "grouping",
+            Kind::Negation => "negation",
+        }
+    }
+}
+
+fn re(pattern: &str) -> Regex {
+    Regex::new(pattern).expect("constraint pattern compiles")
+}
+
+const NUMBER_WORDS: &[(&str, u64)] = &[
+    ("one", 1), ("two", 2), ("three", 3), ("four", 4), ("five", 5), ("six", 6), ("seven", 7),
+    ("eight", 8), ("nine", 9), ("ten", 10), ("eleven", 11), ("twelve", 12), ("fifteen", 15),
+    ("twenty", 20), ("fifty", 50), ("hundred", 100),
+];
+
+fn parse_count(word: &str) -> Option<u64> {
+    word.parse().ok().or_else(|| NUMBER_WORDS.iter().find(|(w, _)| *w == word).map(|(_, n)| *n))
+}
+
+const NUM: &str = r"(\d+|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|fifteen|twenty|fifty|hundred)";
+
+const LARGEST: &[&str] = &["highest", "most", "largest", "biggest", "greatest", "maximum", "max", "best", "top"];
+const SMALLEST: &[&str] = &["lowest", "least", "fewest", "smallest", "minimum", "min", "worst"];
+const UNDIRECTED: &[&str] = &["oldest", "youngest", "earliest", "latest", "newest", "longest", "shortest", "most recent"];
+
+static TOP_K: Lazy<Regex> = Lazy::new(|| {
+    re(&format!(
+        r"\b(?:top|first|the)\s+{NUM}\s+(?:(?:\w+\s+)?(highest|most|largest|biggest|greatest|best|lowest|least|fewest|smallest|oldest|youngest|earliest|latest|newest|longest|shortest)\b)?"
+    ))
+});
+static TOP_ONLY: Lazy<Regex> = Lazy::new(|| re(&format!(r"\btop\s+{NUM}\b")));
+static SUPERLATIVE: Lazy<Regex> = Lazy::new(|| {
+    re(r"\b(?:the\s+)?(highest|most|largest|biggest|greatest|maximum|lowest|least|fewest|smallest|minimum|oldest|youngest|earliest|latest|newest|longest|shortest|most recent)\b")
+});
+static AT_MOST_LEAST: Lazy<Regex> = Lazy::new(|| re(r"\bat\s+(?:most|least)\b|\b(?:no|not)\s+(?:more|less|fewer)\b"));
+static DISTINCT: Lazy<Regex> = Lazy::new(|| re(r"\b(distinct|different|unique)\b"));
+static COUNT: Lazy<Regex> = Lazy::new(|| {
+    re(r"^\s*(how many)\b|\b(?:what is|what's|find|show|give|return|list|count|tell me)\s+(?:me\s+)?(?:the\s+)?(?:total\s+)?(number of)\b|^\s*(count)\b")
+});
+static PERCENT: Lazy<Regex> = Lazy::new(|| re(r"\b(percentage|percent|ratio|proportion)\b"));
+static AVERAGE: Lazy<Regex> = Lazy::new(|| re(r"\b(average|mean)\b"));
+static SUM: Lazy<Regex> = Lazy::new(|| re(r"\b(sum of|sum up|in total|total amount of|total sum of)\b"));
+static RANK: Lazy<Regex> = Lazy::new(|| re(r"\b(rank|ranking)\b"));
+static COMPARISON: Lazy<Regex> = Lazy::new(|| {
+    re(r"\b((?:not |no )?(?:more than|greater than|larger than|higher than|bigger than|less than|fewer than|lower than|smaller than)|over|above|exceeding|under|below|at least|at most)\s+(\d+(?:,\d{3})*(?:\.\d+)?|one|two|three|four|five|six|seven|eight|nine|ten|twenty|fifty|hundred)(?:\s|$|[.,;?!)])")
+});
+static QUOTED: Lazy<Regex> = Lazy::new(|| {
+    re(r#"(?:^|[\s(])(?:'([^']{1,80})'|"([^"]{1,80})")(?:$|[\s).,;:?!])"#)
+});
+static YEAR: Lazy<Regex> = Lazy::new(|| re(r"\b(?:in|during|of|since|before|after|from|year)\s+((?:19|20)\d\d)\b"));
+static LIST_TOO: Lazy<Regex> = Lazy::new(|| re(r"\b(list|name all|name them|state all|show all)\b"));
+static GROUPING: Lazy<Regex> = Lazy::new(|| re(r"\b(for each|for every|in each|of each|per)\b"));
+static AGGREGATE_CUE: Lazy<Regex> = Lazy::new(|| {
+    re(r"\b(how many|number of|count|average|mean|total|sum|maximum|minimum|highest|lowest|most|least)\b")
+});
+static NEGATION: Lazy<Regex> = Lazy::new(|| {
+    re(r"\b(never|without|(?:do|does|did|have|has|is|are|was|were)\s+not|(?:do|does|did|have|has|is|are|was|were)n't)\b")
+});
+
+/// The constraints a question (and its evidence, if any) puts on the SQL.
+pub fn extract(question: &str, evidence: Option<&str>) -> Vec<Constraint> {
+    // quoted values are literals, not wording: mask them before mining the wording
+    let q = QUOTED.replace_all(&question.to_lowercase(), " \"\" ").into_owned();
+    let evidence_lower = evidence.unwrap_or("").to_lowercase();
+    let mut out = Vec::new();
+    let mut push = |kind: Kind, phrase: &str| {
+        if !out.iter().any(|c: &Constraint| c.kind == kind) {
+            out.push(Constraint { kind, phrase: phrase.trim().to_string() });
+        }
+    };
+    let direction_of = |word: &str| {
+        if LARGEST.contains(&word) {
+            Some(true)
+        } else if SMALLEST.contains(&word) {
+            Some(false)
+        } else {
+            None
+        }
+    };
+
+    // top-k before the single superlative: "top 3" and "the three highest"
+    let mut has_top_k = false;
+    for m in TOP_K.captures_iter(&q) {
+        let Some(k) = parse_count(&m[1]) else { continue };
+        let superlative = m.get(2).map(|s| s.as_str());
+        let is_top = m[0].starts_with("top");
+        if k >= 2 && (is_top || superlative.is_some()) {
+            push(Kind::TopK { k, largest: superlative.and_then(direction_of).or(is_top.then_some(true)) }, &m[0]);
+            has_top_k = true;
+        }
+    }
+    if !has_top_k {
+        if let Some(m) = TOP_ONLY.captures(&q) {
+            if let Some(k) = parse_count(&m[1]).filter(|k| *k >= 2) {
+                push(Kind::TopK { k, largest: Some(true) }, &m[0]);
+                has_top_k = true;
+            }
+        }
+    }
+    if !has_top_k {
+        let masked = AT_MOST_LEAST.replace_all(&q, " ");
+        if let Some(m) = SUPERLATIVE.captures(&masked) {
+            let word = m[1].to_string();
+            let largest = if UNDIRECTED.contains(&word.as_str()) { None } else { direction_of(&word) };
+            push(Kind::Extreme { largest }, &word);
+        }
+    }
+    if let Some(m) = DISTINCT.captures(&q) {
+        push(Kind::Distinct, &m[1]);
+    }
+    // "How many ...? List them." asks for the rows as well: no single count then
+    if let Some(m) = COUNT.captures(&q).filter(|_| !LIST_TOO.is_match(&q)) {
+        let phrase = m.get(1).or(m.get(2)).or(m.get(3)).map_or("", |p| p.as_str());
+        push(Kind::Count, phrase);
+    }
+    if let Some(m) = PERCENT.captures(&q) {
+        push(Kind::Percentage, &m[1]);
+    }
+    // evidence that names "average ..." as a stored attribute (no formula) maps it to a column
+    let evidence_defines_average = AVERAGE.is_match(&evidence_lower)
+        && !["avg", "divide", "/", "sum"].iter().any(|w| evidence_lower.contains(w));
+    if let Some(m) = AVERAGE.captures(&q).filter(|_| !evidence_defines_average) {
+        push(Kind::Average, &m[1]);
+    }
+    if let Some(m) = SUM.captures(&q) {
+        push(Kind::Sum, &m[1]);
+    }
+    if let Some(m) = RANK.captures(&q) {
+        push(Kind::Ranking, &m[1]);
+    }
+    for m in COMPARISON.captures_iter(&q) {
+        let number = m[2].replace(',', "");
+        let Some(value) = number.parse::<f64>().ok().or_else(|| parse_count(&number).map(|n| n as f64)) else {
+            continue;
+        };
+        let phrase = &m[1];
+        let less = ["less", "fewer", "lower", "smaller", "under", "below", "at most"].iter().any(|w| phrase.contains(w));
+        let negated = phrase.starts_with("not ") || phrase.starts_with("no ");
+        let op = if less != negated { Direction::Less } else { Direction::Greater };
+        push(Kind::Comparison { op, value }, m[0].trim_end_matches(|c: char| !c.is_alphanumeric()));
+    }
+    for m in QUOTED.captures_iter(question) {
+        // (read from the original text: the mined copy has them masked)
+        let value = m.get(1).or(m.get(2)).map_or("", |v| v.as_str()).trim().to_string();
+        if !value.is_empty() {
+            push(Kind::Literal { value: value.clone() }, &m[0]);
+        }
+    }
+    // a year the evidence talks about is mapped by the evidence (often to a column), not a literal
+    for m in YEAR.captures_iter(&q) {
+        if !evidence_lower.contains(&m[1]) {
+            push(Kind::Literal { value: m[1].to_string() }, &m[0]);
+        }
+    }
+    if let Some(m) = GROUPING.captures(&q) {
+        if AGGREGATE_CUE.is_match(&q) {
+            push(Kind::Grouping, &m[1]);
+        }
+    }
+    // BIRD-style evidence maps negated attributes to values ("not carcinogenic refers to label = '-'")
+    if let Some(m) = NEGATION.captures(&q) {
+        if evidence.is_none() {
+            push(Kind::Negation, &m[1]);
+        }
+    }
+    out
+}
+
+/// The outcome of checking one constraint on one query.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Verdict {
+    pub constraint: Constraint,
+    pub satisfied: bool,
+    /// What is missing, phrased as a directive for a repair.
+    pub message: String,
+}
+
+/// A literal that names this year (`2012`, `'2012-03-01'`, `201203`), or after "after", "before"
+/// and "since" also the year next to it ("after 1996" is often `>= '1997-01-01'`).
+fn year_in(text: &str, year: &str, phrase: &str) -> bool {
+    let y: i32 = year.parse().unwrap_or(0);
+    let open_ended = ["after", "before", "since"].iter().any(|w| phrase.starts_with(w));
+    let years: &[i32] = if open_ended { &[y - 1, y, y + 1] } else { &[y] };
+    years.iter().any(|c| text.contains(&c.to_string()))
+}
+
+fn number_matches(text: &str, value: f64) -> bool {
+    text.parse::<f64>().is_ok_and(|n| (n - value).abs() < 1e-9)
+}
+
+/// Check one constraint against the facts of a query.
+pub fn verify(c: &Constraint, f: &QueryFacts) -> Verdict {
+    let ordered_limit = !f.order_desc.is_empty() && !f.limits.is_empty();
+    let (satisfied, message): (bool, String) = match &c.kind {
+        Kind::Distinct => (
+            f.distinct || f.group_by || f.set_operation,
+            "remove duplicates: use DISTINCT (or COUNT(DISTINCT ...), or GROUP BY)".into(),
+        ),
+        Kind::TopK { k, .. } => (
+            f.limits.contains(k) && !f.order_desc.is_empty(),
+            format!("return the top {k}: ORDER BY the ranking expression and LIMIT {k}"),
+        ),
+        Kind::Extreme { largest } => {
+            let agg = match largest {
+                Some(true) => f.has_function(&["max"]),
+                Some(false) => f.has_function(&["min"]),
+                None => f.has_function(&["max", "min"]),
+            };
+            let words = ["max", "min", "high", "low", "most", "least", "large", "small", "old", "young", "late", "early", "recent", "long", "short", "best", "worst"];
+            (
+                ordered_limit || agg || f.window || f.identifier_mentions(&words),
+                format!(
+                    "\"{}\" asks for an extreme: ORDER BY ... {} LIMIT 1, or {}",
+                    c.phrase,
+                    if *largest == Some(false) { "ASC" } else { "DESC" },
+                    if *largest == Some(false) { "MIN(...)" } else { "MAX(...)" }
+                ),
+            )
+        }
+        Kind::Ranking => (
+            f.has_function(&["rank", "dense_rank", "row_number"]) || !f.order_desc.is_empty() || f.identifier_mentions(&["rank"]),
+            "rank the rows: a RANK()/DENSE_RANK() window function or ORDER BY".into(),
+        ),
+        Kind::Count => (
+            f.has_function(&["count", "sum"]) || f.identifier_mentions(&["count", "num", "number"]),
+            "the question asks how many: use COUNT(...)".into(),
+        ),
+        Kind::Percentage => (
+            f.division || f.multiply_by_100 || f.identifier_mentions(&["percent", "ratio", "rate", "proportion", "pct"]),
+            "a percentage is a ratio: divide (as numeric) and multiply by 100".into(),
+        ),
+        Kind::Sum => (
+            f.has_function(&["sum", "count", "total"]) || f.addition || f.identifier_mentions(&["total", "sum"]),
+            format!("\"{}\" asks for a total: use SUM(...)", c.phrase),
+        ),
+        Kind::Average => (
+            f.has_function(&["avg"]) || f.division || f.identifier_mentions(&["avg", "average", "mean"]),
+            "the question asks for an average: use AVG(...)".into(),
+        ),
+        Kind::Comparison { op, value } => {
+            let ok_ops: &[CompareOp] = match op {
+                Direction::Greater => &[CompareOp::Gt, CompareOp::GtEq],
+                Direction::Less => &[CompareOp::Lt, CompareOp::LtEq],
+            };
+            let near = |v: f64| (v - value).abs() < 1e-9 || (v - (value + 1.0)).abs() < 1e-9 || (v - (value - 1.0)).abs() < 1e-9;
+            let hit = f.comparisons.iter().any(|cmp| ok_ops.contains(&cmp.op) && near(cmp.value))
+                || f.between.iter().any(|(l, h)| near(*l) || near(*h))
+                || f.limits.iter().any(|l| (*l as f64 - value).abs() < 1e-9);
+            (
+                hit,
+                format!(
+                    "\"{}\": compare with {} {value}",
+                    c.phrase,
+                    if *op == Direction::Greater { ">" } else { "<" }
+                ),
+            )
+        }
+        Kind::Literal { value } => {
+            let v = value.to_lowercase();
+            let v = v.replace("''", "'");
+            let year = value.len() == 4 && value.chars().all(|c| c.is_ascii_digit());
+            let hit = f.strings.iter().any(|s| s.contains(&v) || v.contains(s.trim_matches('%')) && !s.trim_matches('%').is_empty())
+                || value.parse::<f64>().is_ok_and(|n| f.numbers.iter().any(|t| number_matches(t, n)))
+                || (year && f.numbers.iter().chain(f.strings.iter()).any(|t| year_in(t, &v, &c.phrase)))
+                || f.identifiers.contains(&v);
+            (hit, format!("use the value '{value}' from the question as a literal in a condition"))
+        }
+        Kind::Grouping => (
+            f.group_by || f.window || f.distinct,
+            format!("\"{}\": GROUP BY the entity the question iterates over", c.phrase),
+        ),
+        Kind::Negation => (
+            f.negation || f.set_operation || f.falsy_equality,
+            format!("\"{}\": exclude with NOT EXISTS, NOT IN, an anti-join, <> or EXCEPT", c.phrase),
+        ),
+    };
+    Verdict { constraint: c.clone(), satisfied, message: if satisfied { String::new() } else { message } }
+}
+
+/// Check every constraint.
+pub fn verify_all(constraints: &[Constraint], f: &QueryFacts) -> Vec<Verdict> {
+    constraints.iter().map(|c| verify(c, f)).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::facts::{facts_of, SqlDialect};
+    use super::*;
+
+    fn kinds(q: &str) -> Vec<&'static str> {
+        extract(q, None).iter().map(Constraint::name).collect()
+    }
+
+    fn holds(q: &str, sql: &str) -> bool {
+        let f = facts_of(sql, SqlDialect::Postgres).unwrap();
+        extract(q, None).iter().all(|c| verify(c, &f).satisfied)
+    }
+
+    #[test]
+    fn extracts_top_k_with_digits_and_words() {
+        assert_eq!(extract("Show the top 3 singers by sales", None)[0].kind, Kind::TopK { k: 3, largest: Some(true) });
+        assert_eq!(extract("List the three youngest players", None)[0].kind, Kind::TopK { k: 3, largest: None });
+        assert_eq!(extract("the five lowest prices", None)[0].kind, Kind::TopK { k: 5, largest: Some(false) });
+    }
+
+    #[test]
+    fn does_not_fire_on_look_alikes() {
+        assert!(kinds("Which hotels offer top-notch service?").is_empty());
+        assert!(kinds("Show customers with at most 2 orders").contains(&"comparison"));
+        assert!(!kinds("Show customers with at most 2 orders").contains(&"extreme"));
+        assert!(kinds("List the name of each singer").is_empty());
+    }
+
+    #[test]
+    fn verification_reads_the_ast() {
+        assert!(holds("What are the top 3 products by price?", "SELECT name FROM p ORDER BY price DESC LIMIT 3"));
+        assert!(!holds("What are the top 3 products by price?", "SELECT name FROM p ORDER BY price DESC LIMIT 5"));
+        // a credit_limit column is not a LIMIT
+        assert!(!holds("Top 3 customers by credit", "SELECT credit_limit FROM customers ORDER BY credit_limit DESC"));
+        assert!(holds("How many singers are there?", "SELECT count(*) FROM singer"));
+        assert!(!holds("How many singers are there?", "SELECT name FROM singer"));
+        assert!(holds("Which singers are older than 30?", "SELECT name FROM singer"));
+        assert!(holds("Singers with more than 3 albums", "SELECT s.name FROM s JOIN a ON a.sid = s.id GROUP BY s.name HAVING count(*) > 3"));
+        assert!(!holds("Singers with more than 3 albums", "SELECT s.name FROM s JOIN a ON a.sid = s.id GROUP BY s.name HAVING count(*) < 3"));
+        assert!(holds("Which students never took a course?", "SELECT id FROM s WHERE id NOT IN (SELECT sid FROM t)"));
+        assert!(!holds("Which students never took a course?", "SELECT id FROM s"));
+        assert!(holds("Find stadiums opened in 2014", "SELECT name FROM stadium WHERE year = 2014"));
+        assert!(!holds("Find stadiums opened in 2014", "SELECT name FROM stadium WHERE year = 2015"));
+        assert!(holds("Find songs in 'English'", "SELECT title FROM songs WHERE lang = 'english'"));
+        assert!(holds("What is the average age for each country?", "SELECT country, avg(age) FROM s GROUP BY country"));
+        assert!(!holds("What is the average age for each country?", "SELECT avg(age) FROM s"));
+    }
+
+    #[test]
+    fn every_constraint_records_its_phrase() {
+        for c in extract("How many different countries have more than two singers, not counting those born in 1990?", None) {
+            assert!(!c.phrase.is_empty(), "{c:?}");
+        }
+    }
+}
