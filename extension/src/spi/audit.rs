@@ -17,6 +17,8 @@ use serde_json::Value;
 #[derive(Debug)]
 pub struct Run {
     pub id: i64,
+    /// The extension owner, looked up once per run.
+    owner: pg_sys::Oid,
     started: Instant,
     next_step: i32,
 }
@@ -27,14 +29,15 @@ impl Run {
     }
 }
 
+fn extension_owner() -> pg_sys::Oid {
+    Spi::get_one::<pg_sys::Oid>("SELECT extowner FROM pg_catalog.pg_extension WHERE extname = 'nl2sql'")
+        .ok()
+        .flatten()
+        .unwrap_or_else(|| crate::errors::raise("55000", "extension nl2sql is not installed in this database", None))
+}
+
 /// Run `f` with the extension owner's privileges, restoring the caller's in every case.
-fn as_extension_owner<R>(f: impl FnOnce() -> R + std::panic::UnwindSafe) -> R {
-    let owner = Spi::get_one::<pg_sys::Oid>(
-        "SELECT extowner FROM pg_catalog.pg_extension WHERE extname = 'nl2sql'",
-    )
-    .ok()
-    .flatten()
-    .unwrap_or_else(|| crate::errors::raise("55000", "extension nl2sql is not installed in this database", None));
+fn as_extension_owner<R>(owner: pg_sys::Oid, f: impl FnOnce() -> R + std::panic::UnwindSafe) -> R {
     let (mut saved_user, mut saved_context) = (pg_sys::Oid::INVALID, 0);
     unsafe {
         pg_sys::GetUserIdAndSecContext(&mut saved_user, &mut saved_context);
@@ -62,7 +65,8 @@ pub fn begin(function: &str, question: Option<&str>, evidence: Option<&str>, set
     let function = function.to_string();
     let question = question.map(str::to_string);
     let evidence = evidence.map(str::to_string);
-    let id = as_extension_owner(move || {
+    let owner = extension_owner();
+    let id = as_extension_owner(owner, move || {
         Spi::get_one_with_args::<i64>(
             "INSERT INTO nl2sql.runs (who, function, question, evidence, settings)
              VALUES ((SELECT rolname FROM pg_catalog.pg_roles WHERE oid = $1), $2, $3, $4, $5)
@@ -72,7 +76,7 @@ pub fn begin(function: &str, question: Option<&str>, evidence: Option<&str>, set
     })
     .unwrap_or_else(|e| write_failed(e))
     .unwrap_or_else(|| write_failed("no run id"));
-    Some(Run { id, started: Instant::now(), next_step: 1 })
+    Some(Run { id, owner, started: Instant::now(), next_step: 1 })
 }
 
 /// One step of a run, as written to `nl2sql.steps`.
@@ -92,7 +96,7 @@ pub fn step(run: &mut Run, s: Step) -> i32 {
     let n = run.next_step;
     run.next_step += 1;
     let run_id = run.id;
-    as_extension_owner(move || {
+    as_extension_owner(run.owner, move || {
         Spi::run_with_args(
             "INSERT INTO nl2sql.steps (run_id, step, stage, status, detail, sql, input, output, elapsed_ms)
              VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)",
@@ -127,7 +131,7 @@ pub struct Finish {
 pub fn finish(run: Run, f: Finish) {
     let elapsed = run.elapsed_ms();
     let run_id = run.id;
-    as_extension_owner(move || {
+    as_extension_owner(run.owner, move || {
         Spi::run_with_args(
             "UPDATE nl2sql.runs SET finished_at = clock_timestamp(), status = $2, error = $3,
                     chosen_sql = $4, prompt_tokens = $5, completion_tokens = $6, llm_calls = $7,
