@@ -4,7 +4,7 @@
 fn audit_survives_executor_rollbacks() {
     use crate::spi::{audit, executor};
     let mut run = audit::begin("nl2sql_test", Some("how many?"), None, json!({"k": 1})).unwrap();
-    let opts = executor::ExecOptions::from_settings(Some(10));
+    let opts = executor::ExecOptions::from_settings(10);
     let ok = executor::run("SELECT 42 AS answer", &opts).unwrap();
     audit::step(&mut run, audit::Step {
         stage: "execute".into(),

@@ -19,7 +19,7 @@ fn nl2sql_try(sql: &str, max_rows: default!(i32, 100)) -> JsonB {
     if max_rows < 0 {
         crate::errors::raise("22023", "max_rows must not be negative", Some("Pass 0 for columns only."));
     }
-    let opts = executor::ExecOptions::from_settings(Some(max_rows));
+    let opts = executor::ExecOptions::from_settings(max_rows);
     JsonB(match executor::run(sql, &opts) {
         Ok(outcome) => outcome.to_json(),
         Err(refusal) => json!({

@@ -37,10 +37,10 @@ pub struct ExecOptions {
 
 impl ExecOptions {
     /// The settings in force, with the caller's row bound (capped by `nl2sql.max_rows_limit`).
-    pub fn from_settings(max_rows: Option<i32>) -> Self {
+    pub fn from_settings(max_rows: i32) -> Self {
         let limit = crate::gucs::MAX_ROWS_LIMIT.get().max(0) as usize;
         ExecOptions {
-            max_rows: max_rows.map(|n| n.max(0) as usize).unwrap_or(limit).min(limit),
+            max_rows: (max_rows.max(0) as usize).min(limit),
             max_bytes: crate::gucs::MAX_RESULT_BYTES.get().max(0) as usize,
             timeout_ms: crate::gucs::STATEMENT_TIMEOUT_MS.get().max(1),
             role: crate::gucs::text(&crate::gucs::EXECUTION_ROLE),
