@@ -7,8 +7,10 @@
 //! The modules follow the pipeline: a question meets a [`catalog`] (the schema the caller can see),
 //! SQL is judged by [`sql`] before it may run, and what runs comes back as a [`result`].
 
+pub mod ask;
 pub mod catalog;
 pub mod constraints;
+pub mod context;
 pub mod llm;
 pub mod result;
 pub mod sql;

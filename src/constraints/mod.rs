@@ -59,6 +59,35 @@ pub struct Constraint {
 }
 
 impl Constraint {
+    /// What the SQL must do, phrased as a directive for generation and repair.
+    pub fn requirement(&self) -> String {
+        let p = &self.phrase;
+        match &self.kind {
+            Kind::Distinct => format!("\"{p}\": remove duplicates (DISTINCT, COUNT(DISTINCT ...) or GROUP BY)"),
+            Kind::TopK { k, largest } => format!(
+                "\"{p}\": ORDER BY the ranking expression{} and LIMIT {k}",
+                match largest { Some(true) => " DESC", Some(false) => " ASC", None => "" }
+            ),
+            Kind::Extreme { largest } => format!(
+                "\"{p}\": an extreme value: ORDER BY ...{} LIMIT 1, or {}",
+                match largest { Some(true) => " DESC", Some(false) => " ASC", None => "" },
+                match largest { Some(true) => "MAX(...)", Some(false) => "MIN(...)", None => "MAX/MIN(...)" }
+            ),
+            Kind::Ranking => format!("\"{p}\": rank with RANK()/DENSE_RANK() or ORDER BY"),
+            Kind::Count => format!("\"{p}\": count with COUNT(...)"),
+            Kind::Percentage => format!("\"{p}\": a ratio: divide as numeric (and multiply by 100 for a percentage)"),
+            Kind::Sum => format!("\"{p}\": add up with SUM(...)"),
+            Kind::Average => format!("\"{p}\": use AVG(...)"),
+            Kind::Comparison { op, value } => format!(
+                "\"{p}\": a condition {} {value}",
+                if *op == Direction::Greater { ">" } else { "<" }
+            ),
+            Kind::Literal { value } => format!("use the value '{value}' from the question in a condition"),
+            Kind::Grouping => format!("\"{p}\": GROUP BY the entity the question iterates over"),
+            Kind::Negation => format!("\"{p}\": exclude with NOT EXISTS, NOT IN, an anti-join, <> or EXCEPT"),
+        }
+    }
+
     pub fn name(&self) -> &'static str {
         match self.kind {
             Kind::Distinct => "distinct",
@@ -265,90 +294,57 @@ fn number_matches(text: &str, value: f64) -> bool {
 /// Check one constraint against the facts of a query.
 pub fn verify(c: &Constraint, f: &QueryFacts) -> Verdict {
     let ordered_limit = !f.order_desc.is_empty() && !f.limits.is_empty();
-    let (satisfied, message): (bool, String) = match &c.kind {
-        Kind::Distinct => (
-            f.distinct || f.group_by || f.set_operation,
-            "remove duplicates: use DISTINCT (or COUNT(DISTINCT ...), or GROUP BY)".into(),
-        ),
-        Kind::TopK { k, .. } => (
-            f.limits.contains(k) && !f.order_desc.is_empty(),
-            format!("return the top {k}: ORDER BY the ranking expression and LIMIT {k}"),
-        ),
+    let satisfied = match &c.kind {
+        Kind::Distinct => f.distinct || f.group_by || f.set_operation,
+        Kind::TopK { k, .. } => f.limits.contains(k) && !f.order_desc.is_empty(),
         Kind::Extreme { largest } => {
             let agg = match largest {
                 Some(true) => f.has_function(&["max"]),
                 Some(false) => f.has_function(&["min"]),
                 None => f.has_function(&["max", "min"]),
             };
-            let words = ["max", "min", "high", "low", "most", "least", "large", "small", "old", "young", "late", "early", "recent", "long", "short", "best", "worst"];
-            (
-                ordered_limit || agg || f.window || f.identifier_mentions(&words),
-                format!(
-                    "\"{}\" asks for an extreme: ORDER BY ... {} LIMIT 1, or {}",
-                    c.phrase,
-                    if *largest == Some(false) { "ASC" } else { "DESC" },
-                    if *largest == Some(false) { "MIN(...)" } else { "MAX(...)" }
-                ),
-            )
+            let words = [
+                "max", "min", "high", "low", "most", "least", "large", "small", "old", "young", "late", "early",
+                "recent", "long", "short", "best", "worst",
+            ];
+            ordered_limit || agg || f.window || f.identifier_mentions(&words)
         }
-        Kind::Ranking => (
-            f.has_function(&["rank", "dense_rank", "row_number"]) || !f.order_desc.is_empty() || f.identifier_mentions(&["rank"]),
-            "rank the rows: a RANK()/DENSE_RANK() window function or ORDER BY".into(),
-        ),
-        Kind::Count => (
-            f.has_function(&["count", "sum"]) || f.identifier_mentions(&["count", "num", "number"]),
-            "the question asks how many: use COUNT(...)".into(),
-        ),
-        Kind::Percentage => (
-            f.division || f.multiply_by_100 || f.identifier_mentions(&["percent", "ratio", "rate", "proportion", "pct"]),
-            "a percentage is a ratio: divide (as numeric) and multiply by 100".into(),
-        ),
-        Kind::Sum => (
-            f.has_function(&["sum", "count", "total"]) || f.addition || f.identifier_mentions(&["total", "sum"]),
-            format!("\"{}\" asks for a total: use SUM(...)", c.phrase),
-        ),
-        Kind::Average => (
-            f.has_function(&["avg"]) || f.division || f.identifier_mentions(&["avg", "average", "mean"]),
-            "the question asks for an average: use AVG(...)".into(),
-        ),
+        Kind::Ranking => {
+            f.has_function(&["rank", "dense_rank", "row_number"])
+                || !f.order_desc.is_empty()
+                || f.identifier_mentions(&["rank"])
+        }
+        Kind::Count => f.has_function(&["count", "sum"]) || f.identifier_mentions(&["count", "num", "number"]),
+        Kind::Percentage => {
+            f.division || f.multiply_by_100 || f.identifier_mentions(&["percent", "ratio", "rate", "proportion", "pct"])
+        }
+        Kind::Sum => f.has_function(&["sum", "count", "total"]) || f.addition || f.identifier_mentions(&["total", "sum"]),
+        Kind::Average => f.has_function(&["avg"]) || f.division || f.identifier_mentions(&["avg", "average", "mean"]),
         Kind::Comparison { op, value } => {
             let ok_ops: &[CompareOp] = match op {
                 Direction::Greater => &[CompareOp::Gt, CompareOp::GtEq],
                 Direction::Less => &[CompareOp::Lt, CompareOp::LtEq],
             };
-            let near = |v: f64| (v - value).abs() < 1e-9 || (v - (value + 1.0)).abs() < 1e-9 || (v - (value - 1.0)).abs() < 1e-9;
-            let hit = f.comparisons.iter().any(|cmp| ok_ops.contains(&cmp.op) && near(cmp.value))
+            // "more than 5" is `> 5` or `>= 6`
+            let near = |v: f64| [0.0, 1.0, -1.0].iter().any(|d| (v - (value + d)).abs() < 1e-9);
+            f.comparisons.iter().any(|cmp| ok_ops.contains(&cmp.op) && near(cmp.value))
                 || f.between.iter().any(|(l, h)| near(*l) || near(*h))
-                || f.limits.iter().any(|l| (*l as f64 - value).abs() < 1e-9);
-            (
-                hit,
-                format!(
-                    "\"{}\": compare with {} {value}",
-                    c.phrase,
-                    if *op == Direction::Greater { ">" } else { "<" }
-                ),
-            )
+                || f.limits.iter().any(|l| (*l as f64 - value).abs() < 1e-9)
         }
         Kind::Literal { value } => {
-            let v = value.to_lowercase();
-            let v = v.replace("''", "'");
+            let v = value.to_lowercase().replace("''", "'");
             let year = value.len() == 4 && value.chars().all(|c| c.is_ascii_digit());
-            let hit = f.strings.iter().any(|s| s.contains(&v) || v.contains(s.trim_matches('%')) && !s.trim_matches('%').is_empty())
-                || value.parse::<f64>().is_ok_and(|n| f.numbers.iter().any(|t| number_matches(t, n)))
+            f.strings.iter().any(|s| {
+                let core = s.trim_matches('%');
+                s.contains(&v) || (!core.is_empty() && v.contains(core))
+            }) || value.parse::<f64>().is_ok_and(|n| f.numbers.iter().any(|t| number_matches(t, n)))
                 || (year && f.numbers.iter().chain(f.strings.iter()).any(|t| year_in(t, &v, &c.phrase)))
-                || f.identifiers.contains(&v);
-            (hit, format!("use the value '{value}' from the question as a literal in a condition"))
+                || f.identifiers.contains(&v)
         }
-        Kind::Grouping => (
-            f.group_by || f.window || f.distinct,
-            format!("\"{}\": GROUP BY the entity the question iterates over", c.phrase),
-        ),
-        Kind::Negation => (
-            f.negation || f.set_operation || f.falsy_equality,
-            format!("\"{}\": exclude with NOT EXISTS, NOT IN, an anti-join, <> or EXCEPT", c.phrase),
-        ),
+        Kind::Grouping => f.group_by || f.window || f.distinct,
+        Kind::Negation => f.negation || f.set_operation || f.falsy_equality,
     };
-    Verdict { constraint: c.clone(), satisfied, message: if satisfied { String::new() } else { message } }
+    Verdict { constraint: c.clone(), satisfied, message: if satisfied { String::new() } else { c.requirement() } }
 }
 
 /// Check every constraint.

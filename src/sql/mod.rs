@@ -1,5 +1,6 @@
 //! SQL analysis on the sqlparser AST (PostgreSQL dialect).
 
 pub mod guard;
+pub mod limit;
 
 pub use guard::{check_query, CheckedQuery, Refusal};

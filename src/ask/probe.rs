@@ -1,0 +1,266 @@
+//! The probe loop (PV-SQL): the model asks bounded read-only queries to ground values and formats.
+
+use std::collections::BTreeMap;
+
+use serde::Serialize;
+use serde_json::{json, Value};
+
+use crate::result::Outcome;
+
+/// The JSON schema of one probe step.
+pub fn step_schema() -> Value {
+    json!({
+        "type": "object",
+        "properties": {
+            "action": {"type": "string", "enum": ["probe", "done"]},
+            "probe_sql": {"type": "string"},
+            "relevant_columns": {"type": "object", "additionalProperties": {"type": "array", "items": {"type": "string"}}},
+            "value_mappings": {"type": "object", "additionalProperties": {"type": "string"}}
+        },
+        "required": ["action"]
+    })
+}
+
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct ProbeStep {
+    /// `Some(sql)` when the model wants to run a probe; `None` when it is done.
+    pub probe_sql: Option<String>,
+    pub relevant_columns: BTreeMap<String, Vec<String>>,
+    pub value_mappings: BTreeMap<String, String>,
+}
+
+/// Read a probe step from the model's JSON. Unknown shapes are an error, never a silent "done".
+pub fn parse_step(v: &Value) -> Result<ProbeStep, String> {
+    let obj = v.as_object().ok_or("a probe step must be a JSON object")?;
+    let action = obj.get("action").and_then(Value::as_str).unwrap_or("done").to_ascii_lowercase();
+    if action != "probe" && action != "done" {
+        return Err(format!("unknown probe action \"{action}\" (expected probe or done)"));
+    }
+    let probe_sql = obj
+        .get("probe_sql")
+        .and_then(Value::as_str)
+        .map(|s| s.trim().trim_end_matches(';').trim().to_string())
+        .filter(|s| !s.is_empty() && action == "probe");
+    let relevant_columns = obj
+        .get("relevant_columns")
+        .and_then(Value::as_object)
+        .map(|m| {
+            m.iter()
+                .map(|(t, cols)| {
+                    let cols = match cols {
+                        Value::Array(a) => a.iter().filter_map(|c| c.as_str().map(str::to_string)).collect(),
+                        Value::String(s) => vec![s.clone()],
+                        _ => vec![],
+                    };
+                    (t.clone(), cols)
+                })
+                .collect()
+        })
+        .unwrap_or_default();
+    let value_mappings = obj
+        .get("value_mappings")
+        .and_then(Value::as_object)
+        .map(|m| {
+            m.iter()
+                .filter_map(|(k, v)| match v {
+                    Value::String(s) => Some((k.clone(), s.clone())),
+                    Value::Number(n) => Some((k.clone(), n.to_string())),
+                    _ => None,
+                })
+                .collect()
+        })
+        .unwrap_or_default();
+    Ok(ProbeStep { probe_sql, relevant_columns, value_mappings })
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ProbeRecord {
+    pub sql: String,
+    pub observation: String,
+}
+
+/// What the probes established, accumulated over the loop and handed to generation and repair.
+#[derive(Debug, Clone, PartialEq, Default, Serialize)]
+pub struct Grounding {
+    pub relevant_columns: BTreeMap<String, Vec<String>>,
+    pub value_mappings: BTreeMap<String, String>,
+    pub probes: Vec<ProbeRecord>,
+}
+
+impl Grounding {
+    /// Merge a step's columns and mappings; returns whether anything was new.
+    pub fn merge(&mut self, step: &ProbeStep) -> bool {
+        let mut new = false;
+        for (table, cols) in &step.relevant_columns {
+            let entry = self.relevant_columns.entry(table.clone()).or_default();
+            for c in cols {
+                if !entry.contains(c) {
+                    entry.push(c.clone());
+                    new = true;
+                }
+            }
+        }
+        for (k, v) in &step.value_mappings {
+            if self.value_mappings.insert(k.clone(), v.clone()).as_ref() != Some(v) {
+                new = true;
+            }
+        }
+        new
+    }
+
+    /// Record a probe's observation; returns whether it told something not seen before.
+    pub fn record(&mut self, sql: String, observation: String) -> bool {
+        // an empty result or a repeated observation tells nothing new; a first error does
+        let new = !self.probes.iter().any(|p| p.observation == observation) && !observation.ends_with("(0 rows)");
+        self.probes.push(ProbeRecord { sql, observation });
+        new
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.relevant_columns.is_empty() && self.value_mappings.is_empty() && self.probes.is_empty()
+    }
+
+    /// The grounding as prompt text; empty when nothing was established.
+    pub fn to_prompt(&self) -> String {
+        let mut out = Vec::new();
+        if !self.value_mappings.is_empty() {
+            out.push(format!("Value mappings (use these exact values): {}", json!(self.value_mappings)));
+        }
+        if !self.relevant_columns.is_empty() {
+            out.push(format!("Relevant columns: {}", json!(self.relevant_columns)));
+        }
+        for p in &self.probes {
+            out.push(format!("Probe: {}\n  -> {}", p.sql, p.observation));
+        }
+        out.join("\n")
+    }
+}
+
+/// A probe's result as the model will read it: columns and up to `max_rows` rows, or the error.
+pub fn observation(outcome: &Outcome, max_rows: usize) -> String {
+    match outcome {
+        Outcome::Rows(r) => {
+            let cols: Vec<&str> = r.columns.iter().map(|c| c.name.as_str()).collect();
+            let rows: Vec<String> = r
+                .rows
+                .iter()
+                .take(max_rows)
+                .map(|row| Value::Array(row.iter().map(shorten).collect()).to_string())
+                .collect();
+            format!("columns {}; rows {} ({} rows)", cols.join(", "), rows.join(" "), r.rows.len())
+        }
+        Outcome::Failed(f) => format!("ERROR: {}", f.message),
+    }
+}
+
+fn shorten(v: &Value) -> Value {
+    match v {
+        Value::String(s) if s.chars().count() > 60 => Value::String(format!("{}…", s.chars().take(60).collect::<String>())),
+        other => other.clone(),
+    }
+}
+
+/// When the probe loop stops.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum StopReason {
+    Done,
+    NoNewInformation,
+    Budget,
+}
+
+/// The loop's state: stop on "done", on two probes in a row without new information, or when
+/// the budget is spent.
+#[derive(Debug, Clone)]
+pub struct ProbeBudget {
+    pub max_probes: usize,
+    used: usize,
+    stale: usize,
+}
+
+impl ProbeBudget {
+    pub fn new(max_probes: usize) -> Self {
+        ProbeBudget { max_probes, used: 0, stale: 0 }
+    }
+
+    pub fn exhausted(&self) -> Option<StopReason> {
+        if self.used >= self.max_probes {
+            Some(StopReason::Budget)
+        } else if self.stale >= 2 {
+            Some(StopReason::NoNewInformation)
+        } else {
+            None
+        }
+    }
+
+    /// Count a probe; `informative` is whether the step or its result added anything.
+    pub fn spend(&mut self, informative: bool) {
+        self.used += 1;
+        self.stale = if informative { 0 } else { self.stale + 1 };
+    }
+
+    pub fn used(&self) -> usize {
+        self.used
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::result::{ColumnInfo, ResultSet};
+
+    #[test]
+    fn parses_steps_leniently_but_not_silently() {
+        let s = parse_step(&json!({"action": "probe", "probe_sql": "SELECT DISTINCT city FROM t;",
+            "relevant_columns": {"t": ["city"], "u": "id"}, "value_mappings": {"paris": "Paris", "n": 3}}))
+        .unwrap();
+        assert_eq!(s.probe_sql.as_deref(), Some("SELECT DISTINCT city FROM t"));
+        assert_eq!(s.relevant_columns["u"], vec!["id"]);
+        assert_eq!(s.value_mappings["n"], "3");
+        assert_eq!(parse_step(&json!({"action": "done", "probe_sql": "SELECT 1"})).unwrap().probe_sql, None);
+        assert!(parse_step(&json!({"action": "explode"})).is_err());
+        assert!(parse_step(&json!(["x"])).is_err());
+    }
+
+    #[test]
+    fn grounding_merges_and_knows_what_is_new() {
+        let mut g = Grounding::default();
+        let step = ProbeStep {
+            probe_sql: None,
+            relevant_columns: [("t".to_string(), vec!["a".to_string()])].into(),
+            value_mappings: [("x".to_string(), "X".to_string())].into(),
+        };
+        assert!(g.merge(&step));
+        assert!(!g.merge(&step));
+        assert!(g.record("SELECT 1".into(), "columns a; rows [1] (1 rows)".into()));
+        assert!(!g.record("SELECT 1 AS a".into(), "columns a; rows [1] (1 rows)".into()));
+        assert!(!g.record("SELECT a FROM t WHERE false".into(), "columns a; rows  (0 rows)".into()));
+        assert!(g.to_prompt().contains("Value mappings (use these exact values): {\"x\":\"X\"}"));
+    }
+
+    #[test]
+    fn budget_stops_on_staleness_or_count() {
+        let mut b = ProbeBudget::new(5);
+        b.spend(false);
+        assert_eq!(b.exhausted(), None);
+        b.spend(false);
+        assert_eq!(b.exhausted(), Some(StopReason::NoNewInformation));
+        let mut b = ProbeBudget::new(2);
+        b.spend(true);
+        b.spend(true);
+        assert_eq!(b.exhausted(), Some(StopReason::Budget));
+    }
+
+    #[test]
+    fn observations_are_compact() {
+        let o = Outcome::Rows(ResultSet {
+            columns: vec![ColumnInfo { name: "city".into(), type_name: "text".into() }],
+            rows: vec![vec![json!("Paris")], vec![json!("x".repeat(100))]],
+            truncated: None,
+            elapsed_ms: 1.0,
+        });
+        let text = observation(&o, 5);
+        assert!(text.starts_with("columns city; rows [\"Paris\"]"));
+        assert!(text.contains('…') && text.ends_with("(2 rows)"));
+    }
+}

@@ -1,0 +1,148 @@
+//! The messages sent to the model at each stage, and reading its SQL back.
+//!
+//! The system message carries the schema and is identical across a run's calls, so a server with a
+//! prompt cache (llama.cpp) processes the long prefix once.
+
+use serde_json::{json, Value};
+
+use super::probe::Grounding;
+use crate::constraints::Constraint;
+use crate::llm::json::{extract_json, strip_code_fences};
+use crate::llm::Message;
+use crate::sql::check_query;
+
+/// The JSON schema of an answer that carries one SQL query.
+pub fn sql_schema() -> Value {
+    json!({"type": "object", "properties": {"sql": {"type": "string"}}, "required": ["sql"]})
+}
+
+pub fn system(schema: &str) -> Message {
+    Message::system(format!(
+        "You are an expert PostgreSQL analyst. You answer questions about this database with read-only SQL.\n\
+         Database schema:\n{schema}"
+    ))
+}
+
+fn question_block(question: &str, evidence: Option<&str>, grounding: &Grounding) -> String {
+    let mut out = format!("Question: {question}");
+    if let Some(e) = evidence.filter(|e| !e.trim().is_empty()) {
+        out.push_str(&format!("\nEvidence (follow it): {e}"));
+    }
+    let g = grounding.to_prompt();
+    if !g.is_empty() {
+        out.push_str(&format!("\nWhat the database showed:\n{g}"));
+    }
+    out
+}
+
+fn requirements(constraints: &[Constraint]) -> String {
+    if constraints.is_empty() {
+        return String::new();
+    }
+    let lines: Vec<String> = constraints.iter().map(|c| format!("- {}", c.requirement())).collect();
+    format!("\nRequirements taken from the question:\n{}", lines.join("\n"))
+}
+
+/// One step of the probe loop.
+pub fn probe(schema: &str, question: &str, evidence: Option<&str>, grounding: &Grounding, row_bound: usize) -> Vec<Message> {
+    vec![
+        system(schema),
+        Message::user(format!(
+            "{}\n\nBefore the final SQL is written you may run one small read-only query to check exact \
+             values or formats in the data, e.g. SELECT DISTINCT col FROM t WHERE col ILIKE '%word%' \
+             (at most {row_bound} rows are shown). Do not write the final query.\n\
+             Reply in JSON: {{\"action\": \"probe\", \"probe_sql\": \"SELECT ...\", \"relevant_columns\": \
+             {{\"table\": [\"column\"]}}, \"value_mappings\": {{\"words in the question\": \"exact value in the \
+             database\"}}}}, or with \"action\": \"done\" when you know enough.",
+            question_block(question, evidence, grounding)
+        )),
+    ]
+}
+
+/// Generation of the answer.
+pub fn generate(
+    schema: &str,
+    question: &str,
+    evidence: Option<&str>,
+    grounding: &Grounding,
+    constraints: &[Constraint],
+) -> Vec<Message> {
+    vec![
+        system(schema),
+        Message::user(format!(
+            "{}{}\n\nWrite one PostgreSQL SELECT query that answers the question. Select only what the \
+             question asks for. Join through the foreign keys. Reply in JSON: {{\"sql\": \"SELECT ...\"}}",
+            question_block(question, evidence, grounding),
+            requirements(constraints)
+        )),
+    ]
+}
+
+/// A repair of `sql`, given its problems and the attempts before it.
+pub fn repair(
+    schema: &str,
+    question: &str,
+    evidence: Option<&str>,
+    grounding: &Grounding,
+    sql: &str,
+    problems: &[String],
+    earlier: &[String],
+) -> Vec<Message> {
+    let mut text = format!(
+        "{}\n\nThis SQL was written for the question:\n{sql}\n\nIt has these problems:\n{}",
+        question_block(question, evidence, grounding),
+        problems.iter().map(|p| format!("- {p}")).collect::<Vec<_>>().join("\n")
+    );
+    if !earlier.is_empty() {
+        text.push_str(&format!("\n\nEarlier attempts that were also wrong (do not repeat them):\n{}", earlier.join("\n")));
+    }
+    text.push_str("\n\nWrite the corrected PostgreSQL SELECT query, fixing every problem. Reply in JSON: {\"sql\": \"SELECT ...\"}");
+    vec![system(schema), Message::user(text)]
+}
+
+/// The SQL in a model's answer: the `sql` field of its JSON (or, failing JSON, a fenced or bare
+/// query), which must pass the gate. The error says what was wrong, for the retry and the user.
+pub fn parse_sql_answer(content: &str) -> Result<String, String> {
+    let sql = match extract_json(content) {
+        Ok(v) => match v.get("sql").and_then(Value::as_str) {
+            Some(s) => s.to_string(),
+            None => return Err(format!("the answer's JSON has no \"sql\" string: {}", crate::llm::json::excerpt(&v.to_string(), 200))),
+        },
+        Err(json_error) => {
+            let bare = strip_code_fences(content);
+            if check_query(bare).is_err() {
+                return Err(json_error);
+            }
+            bare.to_string()
+        }
+    };
+    let sql = strip_code_fences(&sql).trim().trim_end_matches(';').trim().to_string();
+    match check_query(&sql) {
+        Ok(q) => Ok(q.to_sql()),
+        Err(refusal) => Err(format!("not a usable query: {refusal}")),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn reads_sql_from_what_models_return() {
+        assert_eq!(parse_sql_answer(r#"{"sql": "SELECT 1;"}"#).unwrap(), "SELECT 1");
+        assert_eq!(parse_sql_answer("```json\n{\"sql\": \"```sql\\nSELECT a FROM t\\n```\"}\n```").unwrap(), "SELECT a FROM t");
+        assert_eq!(parse_sql_answer("```sql\nSELECT 2\n```").unwrap(), "SELECT 2");
+        assert!(parse_sql_answer(r#"{"query": "SELECT 1"}"#).unwrap_err().contains("no \"sql\""));
+        assert!(parse_sql_answer(r#"{"sql": "DELETE FROM t"}"#).unwrap_err().contains("only read-only"));
+        assert!(parse_sql_answer("I cannot answer that.").is_err());
+    }
+
+    #[test]
+    fn prompts_share_the_schema_prefix() {
+        let g = Grounding::default();
+        let p = probe("TABLE t (a int)", "q?", None, &g, 5);
+        let gen = generate("TABLE t (a int)", "q?", Some("a means x"), &g, &[]);
+        assert_eq!(p[0], gen[0]);
+        assert!(gen[1].content.contains("Evidence (follow it): a means x"));
+    }
+}
