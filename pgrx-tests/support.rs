@@ -17,3 +17,51 @@ fn try_sql(sql: &str, max_rows: i32) -> Value {
         .map(|j| j.0)
         .unwrap_or(Value::Null)
 }
+
+/// Load the sample bookshop database (sample/bookshop.sql) into the test's transaction.
+fn load_bookshop() {
+    exec(include_str!("../sample/bookshop.sql"));
+}
+
+/// A scripted OpenAI-compatible endpoint: the n-th chat request gets `contents[n]` (the last one
+/// repeats). For testing how the pipeline handles answers it cannot use, and its control flow;
+/// never to claim that a feature works. Serves up to `requests` requests. Returns its base URL.
+fn scripted_llm(contents: &'static [&'static str], requests: usize) -> String {
+    use std::io::{BufRead, BufReader, Read, Write};
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = listener.local_addr().unwrap().port();
+    std::thread::spawn(move || {
+        for (n, stream) in listener.incoming().take(requests).enumerate() {
+            let content = contents[n.min(contents.len() - 1)];
+            let Ok(mut stream) = stream else { continue };
+            let mut reader = BufReader::new(stream.try_clone().unwrap());
+            let mut len = 0usize;
+            loop {
+                let mut line = String::new();
+                if reader.read_line(&mut line).unwrap_or(0) == 0 {
+                    break;
+                }
+                if let Some(v) = line.to_ascii_lowercase().strip_prefix("content-length:") {
+                    len = v.trim().parse().unwrap_or(0);
+                }
+                if line == "\r\n" {
+                    break;
+                }
+            }
+            let mut body = vec![0; len];
+            let _ = reader.read_exact(&mut body);
+            let reply = serde_json::json!({
+                "model": "scripted",
+                "choices": [{"message": {"role": "assistant", "content": content}}],
+                "usage": {"prompt_tokens": 1, "completion_tokens": 1}
+            })
+            .to_string();
+            let _ = write!(
+                stream,
+                "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{reply}",
+                reply.len()
+            );
+        }
+    });
+    format!("http://127.0.0.1:{port}/v1")
+}

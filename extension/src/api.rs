@@ -79,3 +79,111 @@ fn nl2sql_llm_status() -> JsonB {
         "embedding": with_endpoint(embedding, &embed_ep),
     }))
 }
+
+// --- the ask pipeline ---------------------------------------------------------------------------
+
+
+fn required_question(question: Option<&str>) -> &str {
+    question.unwrap_or_else(|| crate::errors::raise("22004", "the question is NULL", Some("Pass a question in words.")))
+}
+
+fn run_notice(e: &crate::ask::Explanation) {
+    match e.run_id {
+        Some(id) => pgrx::notice!(
+            "nl2sql run {id}: {} (SELECT * FROM nl2sql_explain({id}) shows why)",
+            if e.verified { "verified" } else { "unverified" }
+        ),
+        None => pgrx::notice!("nl2sql: {} (audit is off)", if e.verified { "verified" } else { "unverified" }),
+    }
+}
+
+/// Answer a question with SQL, ready for psql's `\gexec`. The run is in the audit log; a NOTICE
+/// gives its id.
+#[pg_extern(volatile, parallel_unsafe)]
+fn nl2sql(
+    question: Option<&str>,
+    evidence: default!(Option<&str>, "NULL"),
+    options: default!(Option<JsonB>, "'{}'"),
+) -> String {
+    let e = crate::ask::ask("nl2sql", required_question(question), evidence, &options.map(|j| j.0).unwrap_or(Value::Null));
+    run_notice(&e);
+    e.chosen_sql
+}
+
+/// The same work as `nl2sql`, returned as its explanation: one row per step, the last one the
+/// chosen SQL.
+#[pg_extern(volatile, parallel_unsafe)]
+fn nl2sql_run(
+    question: Option<&str>,
+    evidence: default!(Option<&str>, "NULL"),
+    options: default!(Option<JsonB>, "'{}'"),
+) -> TableIterator<'static, (
+    name!(run_id, Option<i64>),
+    name!(step, i32),
+    name!(stage, String),
+    name!(status, String),
+    name!(detail, String),
+    name!(sql, Option<String>),
+    name!(data, Option<JsonB>),
+)> {
+    let e = crate::ask::ask("nl2sql_run", required_question(question), evidence, &options.map(|j| j.0).unwrap_or(Value::Null));
+    run_notice(&e);
+    let run_id = e.run_id;
+    TableIterator::new(
+        e.rows.into_iter().map(move |r| (run_id, r.step, r.stage, r.status, r.detail, r.sql, Some(JsonB(r.data)))),
+    )
+}
+
+/// The explanation of a past run, from the audit log.
+#[pg_extern(stable, parallel_safe)]
+fn nl2sql_explain(run_id: i64) -> TableIterator<'static, (
+    name!(run_id, Option<i64>),
+    name!(step, i32),
+    name!(stage, String),
+    name!(status, String),
+    name!(detail, String),
+    name!(sql, Option<String>),
+    name!(data, Option<JsonB>),
+)> {
+    let rows = crate::ask::explain(run_id);
+    TableIterator::new(
+        rows.into_iter().map(move |r| (Some(run_id), r.step, r.stage, r.status, r.detail, r.sql, Some(JsonB(r.data)))),
+    )
+}
+
+/// Answer a question and return the chosen SQL's rows (one jsonb object per row) through the
+/// safe executor: for tools that can only call a function.
+#[pg_extern(volatile, parallel_unsafe)]
+fn nl2sql_execute(
+    question: Option<&str>,
+    evidence: default!(Option<&str>, "NULL"),
+    options: default!(Option<JsonB>, "'{}'"),
+) -> SetOfIterator<'static, JsonB> {
+    let options = options.map(|j| j.0).unwrap_or(Value::Null);
+    let max_rows = crate::ask::AskOptions::from_json(&options).max_rows;
+    let e = crate::ask::ask("nl2sql_execute", required_question(question), evidence, &options);
+    run_notice(&e);
+    let outcome = executor::run(&e.chosen_sql, &executor::ExecOptions::from_settings(max_rows))
+        .unwrap_or_else(|refusal| crate::errors::raise(refusal.sqlstate(), refusal.to_string(), Some(refusal.hint())));
+    if let nl2sql_core::result::Outcome::Failed(f) = &outcome {
+        crate::errors::raise(&f.sqlstate, format!("the chosen SQL failed: {}", f.message), f.hint.as_deref());
+    }
+    SetOfIterator::new(crate::ask::rows_as_objects(&outcome).into_iter().map(JsonB))
+}
+
+/// The constraint checklist of one SQL for one question, without any model: what the question
+/// requires, the phrase that says so, and whether the SQL's syntax tree satisfies it.
+#[pg_extern(immutable, parallel_safe)]
+fn nl2sql_verify(
+    question: &str,
+    sql: &str,
+) -> TableIterator<'static, (name!(constraint, String), name!(source_phrase, String), name!(satisfied, bool), name!(message, String))> {
+    use nl2sql_core::constraints::{self, facts};
+    let f = facts::facts_of(sql, facts::SqlDialect::Postgres)
+        .unwrap_or_else(|e| crate::errors::raise("42601", format!("SQL could not be parsed: {e}"), None));
+    let verdicts = constraints::verify_all(&constraints::extract(question, None), &f);
+    TableIterator::new(verdicts.into_iter().map(|v| {
+        let message = if v.satisfied { "satisfied".to_string() } else { v.message.clone() };
+        (v.constraint.name().to_string(), v.constraint.phrase.clone(), v.satisfied, message)
+    }))
+}

@@ -25,6 +25,11 @@ pub static MAX_ROWS_LIMIT: GucSetting<i32> = GucSetting::<i32>::new(10_000);
 pub static MAX_RESULT_BYTES: GucSetting<i32> = GucSetting::<i32>::new(1 << 20);
 pub static EXECUTION_ROLE: GucSetting<Option<CString>> = GucSetting::<Option<CString>>::new(None);
 pub static AUDIT: GucSetting<bool> = GucSetting::<bool>::new(true);
+pub static MAX_PROBES: GucSetting<i32> = GucSetting::<i32>::new(5);
+pub static MAX_REPAIRS: GucSetting<i32> = GucSetting::<i32>::new(3);
+pub static PROBE_ROWS: GucSetting<i32> = GucSetting::<i32>::new(5);
+pub static SCHEMA_TOKEN_BUDGET: GucSetting<i32> = GucSetting::<i32>::new(1200);
+pub static TEMPERATURE: GucSetting<f64> = GucSetting::<f64>::new(0.0);
 
 pub fn init() {
     GucRegistry::define_string_guc(
@@ -130,6 +135,56 @@ pub fn init() {
         c"Role that generated SQL runs as (SET LOCAL ROLE); empty runs it as the caller.",
         c"The caller must be a member of this role.",
         &EXECUTION_ROLE,
+        GucContext::Userset,
+        GucFlags::default(),
+    );
+    GucRegistry::define_int_guc(
+        c"nl2sql.max_probes",
+        c"Most probe queries the model may run before writing SQL (0 turns probing off).",
+        c"",
+        &MAX_PROBES,
+        0,
+        5,
+        GucContext::Userset,
+        GucFlags::default(),
+    );
+    GucRegistry::define_int_guc(
+        c"nl2sql.max_repairs",
+        c"Most repairs of a generated SQL that fails verification (0 turns repair off).",
+        c"",
+        &MAX_REPAIRS,
+        0,
+        5,
+        GucContext::Userset,
+        GucFlags::default(),
+    );
+    GucRegistry::define_int_guc(
+        c"nl2sql.probe_rows",
+        c"Rows a probe query may return (a LIMIT is imposed or lowered on its AST).",
+        c"",
+        &PROBE_ROWS,
+        1,
+        100,
+        GucContext::Userset,
+        GucFlags::default(),
+    );
+    GucRegistry::define_int_guc(
+        c"nl2sql.schema_token_budget",
+        c"Approximate tokens of schema text sent to the model; over it, the least relevant tables are cut.",
+        c"",
+        &SCHEMA_TOKEN_BUDGET,
+        100,
+        100_000,
+        GucContext::Userset,
+        GucFlags::default(),
+    );
+    GucRegistry::define_float_guc(
+        c"nl2sql.temperature",
+        c"Sampling temperature of the chat model.",
+        c"",
+        &TEMPERATURE,
+        0.0,
+        2.0,
         GucContext::Userset,
         GucFlags::default(),
     );

@@ -7,6 +7,7 @@
 use pgrx::prelude::*;
 
 pub mod api;
+pub mod ask;
 pub mod errors;
 pub mod gucs;
 pub mod llm;
@@ -34,6 +35,7 @@ mod tests {
     include!("../../pgrx-tests/catalog.rs");
     include!("../../pgrx-tests/audit.rs");
     include!("../../pgrx-tests/llm.rs");
+    include!("../../pgrx-tests/ask.rs");
 }
 
 /// Required by `cargo pgrx test`.

@@ -72,12 +72,17 @@ fn check_interrupts() {
     pg_sys::check_for_interrupts!();
 }
 
-/// A chat completion, or a clear error.
-pub fn try_chat(mut request: ChatRequest) -> Result<ChatReply, LlmError> {
+/// A chat completion from `endpoint`, or the error.
+pub fn try_chat_at(endpoint: &Endpoint, mut request: ChatRequest) -> Result<ChatReply, LlmError> {
     for (k, v) in request_extra() {
         request.extra.entry(k).or_insert(v);
     }
-    llm::chat(&chat_endpoint(), &policy(), &request, &check_interrupts)
+    llm::chat(endpoint, &policy(), &request, &check_interrupts)
+}
+
+/// A chat completion from the configured endpoint, or the error.
+pub fn try_chat(request: ChatRequest) -> Result<ChatReply, LlmError> {
+    try_chat_at(&chat_endpoint(), request)
 }
 
 pub fn chat(request: ChatRequest) -> ChatReply {

@@ -50,7 +50,8 @@ pub fn probe(schema: &str, question: &str, evidence: Option<&str>, grounding: &G
         Message::user(format!(
             "{}\n\nBefore the final SQL is written you may run one small read-only query to check exact \
              values or formats in the data, e.g. SELECT DISTINCT col FROM t WHERE col ILIKE '%word%' \
-             (at most {row_bound} rows are shown). Do not write the final query.\n\
+             (at most {row_bound} rows are shown). Do not repeat a probe shown above and do not write the final \
+             query.\n\
              Reply in JSON: {{\"action\": \"probe\", \"probe_sql\": \"SELECT ...\", \"relevant_columns\": \
              {{\"table\": [\"column\"]}}, \"value_mappings\": {{\"words in the question\": \"exact value in the \
              database\"}}}}, or with \"action\": \"done\" when you know enough.",

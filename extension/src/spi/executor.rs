@@ -54,6 +54,23 @@ pub fn run(sql: &str, opts: &ExecOptions) -> Result<Outcome, Refusal> {
     Ok(run_checked(&checked.to_sql(), opts))
 }
 
+/// Check `sql` and ask PostgreSQL to plan it (`EXPLAIN`, inside the same rolled-back read-only
+/// subtransaction): a plan error without running the query.
+pub fn explain(sql: &str, opts: &ExecOptions) -> Result<Outcome, Refusal> {
+    let checked = check_query(sql)?;
+    Ok(run_in_subtransaction(&format!("EXPLAIN (COSTS OFF) {}", checked.to_sql()), opts, Mode::Explain))
+}
+
+/// What runs inside the subtransaction.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Mode {
+    /// A checked query, through a cursor.
+    Query,
+    /// `EXPLAIN` of a checked query. SPI refuses utility statements in its own read-only mode,
+    /// so it runs with SPI's read-only flag off; `transaction_read_only` still holds.
+    Explain,
+}
+
 // --- the backend timer -------------------------------------------------------------------------
 
 /// `USER_TIMEOUT` of PostgreSQL 15's `TimeoutId` enum (utils/timeout.h), which pgrx does not bind.
@@ -97,6 +114,10 @@ fn timer_id() -> i32 {
 
 /// Run SQL that already passed the gate. Always returns; only a user's cancel propagates.
 pub fn run_checked(sql: &str, opts: &ExecOptions) -> Outcome {
+    run_in_subtransaction(sql, opts, Mode::Query)
+}
+
+fn run_in_subtransaction(sql: &str, opts: &ExecOptions, mode: Mode) -> Outcome {
     let started = Instant::now();
     let timer = timer_id();
     TIMED_OUT.store(false, Ordering::SeqCst);
@@ -115,7 +136,7 @@ pub fn run_checked(sql: &str, opts: &ExecOptions) -> Outcome {
     };
 
     let outcome = PgTryBuilder::new(|| {
-        let result = fetch(sql, opts, timer, started);
+        let result = fetch(sql, opts, timer, started, mode);
         unsafe { disable_timeout(timer, false) };
         result
     })
@@ -162,7 +183,7 @@ pub fn run_checked(sql: &str, opts: &ExecOptions) -> Outcome {
 }
 
 /// Inside the subtransaction: constrain it, open a cursor and fetch within budget.
-fn fetch(sql: &str, opts: &ExecOptions, timer: i32, started: Instant) -> Outcome {
+fn fetch(sql: &str, opts: &ExecOptions, timer: i32, started: Instant, mode: Mode) -> Outcome {
     Spi::connect(|client| {
         let mut settings: Vec<(&str, &str)> = Vec::new();
         if let Some(role) = opts.role.as_deref() {
@@ -180,10 +201,28 @@ fn fetch(sql: &str, opts: &ExecOptions, timer: i32, started: Instant) -> Outcome
         }
 
         unsafe { enable_timeout_after(timer, opts.timeout_ms) };
+        let budget = ResultBudget { max_rows: opts.max_rows, max_bytes: opts.max_bytes };
+        if mode == Mode::Explain {
+            let text = std::ffi::CString::new(sql).unwrap_or_else(|_| crate::errors::raise("22021", "SQL holds a NUL byte", None));
+            // SAFETY: connected to SPI; the tuple table lives until SPI_finish
+            let (columns, rows) = unsafe {
+                let rc = pg_sys::SPI_execute(text.as_ptr(), false, 0);
+                if rc < 0 {
+                    crate::errors::raise("XX000", format!("SPI_execute failed ({rc})"), None);
+                }
+                read_tuptable(pg_sys::SPI_tuptable)
+            };
+            let mut b = ResultBuilder::new(columns, budget);
+            for row in rows {
+                if !b.push(row) {
+                    break;
+                }
+            }
+            return Outcome::Rows(b.finish(started.elapsed().as_secs_f64() * 1000.0));
+        }
         let mut cursor = client
             .try_open_cursor(sql, &[])
             .unwrap_or_else(|e| crate::errors::raise("XX000", format!("could not open a cursor: {e}"), None));
-        let budget = ResultBudget { max_rows: opts.max_rows, max_bytes: opts.max_bytes };
         let mut builder: Option<ResultBuilder> = None;
         loop {
             let wanted = builder.as_ref().map_or(opts.max_rows + 1, ResultBuilder::wanted).clamp(1, 1000);

@@ -1,0 +1,582 @@
+//! The ask pipeline (PV-SQL in the database): schema context → constraints → probes → generate →
+//! verify → repair → chosen. Every step is a row of the explanation, a NOTICE for a psql user
+//! watching, and a row of the audit log.
+
+use std::collections::BTreeMap;
+use std::time::Instant;
+
+use nl2sql_core::ask::probe::{observation, parse_step, step_schema, ProbeBudget};
+use nl2sql_core::ask::prompts::{self, parse_sql_answer, sql_schema};
+use nl2sql_core::ask::repair::{judge, Attempt, Judgement};
+use nl2sql_core::ask::Grounding;
+use nl2sql_core::catalog::{quote_ident, Catalog};
+use nl2sql_core::constraints::facts::{facts_of, SqlDialect};
+use nl2sql_core::constraints::{self, Constraint};
+use nl2sql_core::context::{self, Samples, SchemaContext};
+use nl2sql_core::llm::json::extract_json;
+use nl2sql_core::llm::{ChatReply, ChatRequest, Endpoint, Message, Usage};
+use nl2sql_core::result::Outcome;
+use nl2sql_core::sql::{check_query, limit::impose_limit};
+use pgrx::prelude::*;
+use serde_json::{json, Value};
+
+use crate::gucs;
+use crate::spi::{audit, catalog, executor};
+
+/// Per-call settings: `nl2sql.*` GUCs overridden by the call's `options`.
+#[derive(Debug, Clone)]
+pub struct AskOptions {
+    pub max_probes: usize,
+    pub max_repairs: usize,
+    pub probe_rows: usize,
+    pub schema_token_budget: usize,
+    pub temperature: f32,
+    pub model: Option<String>,
+    pub seed: Option<u64>,
+    pub probe: bool,
+    pub verify: bool,
+    pub repair: bool,
+    /// Rows `nl2sql_execute` returns.
+    pub max_rows: i32,
+}
+
+const OPTION_KEYS: &[&str] = &[
+    "max_probes", "max_repairs", "probe_rows", "schema_token_budget", "temperature", "model", "seed", "probe",
+    "verify", "repair", "max_rows",
+];
+
+fn bad_option(key: &str, want: &str) -> ! {
+    crate::errors::raise("22023", format!("option \"{key}\" must be {want}"), Some("See docs/sql-reference.md, options."))
+}
+
+impl AskOptions {
+    pub fn from_json(options: &Value) -> Self {
+        let obj = match options {
+            Value::Object(m) => m.clone(),
+            Value::Null => Default::default(),
+            _ => crate::errors::raise("22023", "options must be a JSON object", Some("For example '{\"max_probes\": 0}'")),
+        };
+        if let Some(k) = obj.keys().find(|k| !OPTION_KEYS.contains(&k.as_str())) {
+            crate::errors::raise(
+                "22023",
+                format!("unknown option \"{k}\""),
+                Some(&format!("Valid options: {}.", OPTION_KEYS.join(", "))),
+            );
+        }
+        let count = |key: &str, default: i32, max: i64| -> usize {
+            match obj.get(key) {
+                None => default.max(0) as usize,
+                Some(v) => match v.as_i64() {
+                    Some(n) if (0..=max).contains(&n) => n as usize,
+                    _ => bad_option(key, &format!("an integer from 0 to {max}")),
+                },
+            }
+        };
+        let flag = |key: &str| match obj.get(key) {
+            None => true,
+            Some(Value::Bool(b)) => *b,
+            Some(_) => bad_option(key, "true or false"),
+        };
+        AskOptions {
+            max_probes: count("max_probes", gucs::MAX_PROBES.get(), 5),
+            max_repairs: count("max_repairs", gucs::MAX_REPAIRS.get(), 5),
+            probe_rows: count("probe_rows", gucs::PROBE_ROWS.get(), 100).max(1),
+            schema_token_budget: count("schema_token_budget", gucs::SCHEMA_TOKEN_BUDGET.get(), 100_000),
+            temperature: match obj.get("temperature") {
+                None => gucs::TEMPERATURE.get() as f32,
+                Some(v) => match v.as_f64() {
+                    Some(t) if (0.0..=2.0).contains(&t) => t as f32,
+                    _ => bad_option("temperature", "a number from 0 to 2"),
+                },
+            },
+            model: match obj.get("model") {
+                None => None,
+                Some(Value::String(m)) if !m.trim().is_empty() => Some(m.trim().to_string()),
+                Some(_) => bad_option("model", "a model name"),
+            },
+            seed: match obj.get("seed") {
+                None => None,
+                Some(v) => Some(v.as_u64().unwrap_or_else(|| bad_option("seed", "a non-negative integer"))),
+            },
+            probe: flag("probe"),
+            verify: flag("verify"),
+            repair: flag("repair"),
+            max_rows: count("max_rows", gucs::MAX_ROWS_LIMIT.get(), 1_000_000) as i32,
+        }
+    }
+
+    fn settings_json(&self, endpoint: &Endpoint) -> Value {
+        json!({
+            "model": endpoint.model,
+            "endpoint": nl2sql_core::llm::client::redact_url(&endpoint.base_url),
+            "max_probes": if self.probe { self.max_probes } else { 0 },
+            "max_repairs": if self.repair && self.verify { self.max_repairs } else { 0 },
+            "verify": self.verify,
+            "probe_rows": self.probe_rows,
+            "schema_token_budget": self.schema_token_budget,
+            "temperature": self.temperature,
+            "statement_timeout_ms": gucs::STATEMENT_TIMEOUT_MS.get(),
+            "execution_role": gucs::text(&gucs::EXECUTION_ROLE),
+        })
+    }
+}
+
+/// One row of the explanation.
+#[derive(Debug, Clone)]
+pub struct StepRow {
+    pub step: i32,
+    pub stage: String,
+    pub status: String,
+    pub detail: String,
+    pub sql: Option<String>,
+    pub data: Value,
+}
+
+/// The explanation of one run.
+pub struct Explanation {
+    pub run_id: Option<i64>,
+    pub rows: Vec<StepRow>,
+    pub chosen_sql: String,
+    pub verified: bool,
+}
+
+/// Records steps as explanation rows, audit rows and NOTICEs.
+struct Trace {
+    run: Option<audit::Run>,
+    rows: Vec<StepRow>,
+    usage: Usage,
+    llm_calls: i32,
+    stage_started: Instant,
+}
+
+impl Trace {
+    fn step(&mut self, stage: &str, status: &str, detail: String, sql: Option<String>, data: Value) {
+        let elapsed_ms = self.stage_started.elapsed().as_secs_f64() * 1000.0;
+        self.stage_started = Instant::now();
+        pgrx::notice!("nl2sql {stage}: {detail}");
+        let step = match self.run.as_mut() {
+            Some(run) => audit::step(
+                run,
+                audit::Step {
+                    stage: stage.into(),
+                    status: status.into(),
+                    detail: Some(detail.clone()),
+                    sql: sql.clone(),
+                    input: None,
+                    output: Some(data.clone()),
+                    elapsed_ms,
+                },
+            ),
+            None => self.rows.len() as i32 + 1,
+        };
+        self.rows.push(StepRow { step, stage: stage.into(), status: status.into(), detail, sql, data });
+    }
+
+    fn count(&mut self, reply: &ChatReply) {
+        self.usage.add(reply.usage);
+        self.llm_calls += 1;
+    }
+}
+
+struct Ask<'a> {
+    question: &'a str,
+    evidence: Option<&'a str>,
+    opts: &'a AskOptions,
+    endpoint: Endpoint,
+    schema: SchemaContext,
+    constraints: Vec<Constraint>,
+    grounding: Grounding,
+    trace: Trace,
+}
+
+impl Ask<'_> {
+    fn chat(&mut self, messages: Vec<Message>, schema_name: &str, schema: Value, max_tokens: u32) -> ChatReply {
+        let reply = crate::llm::try_chat_at(
+            &self.endpoint,
+            ChatRequest {
+                messages,
+                temperature: self.opts.temperature,
+                max_tokens: Some(max_tokens),
+                json_schema: Some((schema_name.into(), schema)),
+                seed: self.opts.seed,
+                ..Default::default()
+            },
+        )
+        .unwrap_or_else(|e| crate::errors::raise_llm(&e));
+        self.trace.count(&reply);
+        reply
+    }
+}
+
+/// Text columns worth sampling, of the tables the context shows, at most `cap`.
+fn sample_values(catalog: &Catalog, tables: &[nl2sql_core::catalog::RelName], cap: usize) -> Samples {
+    let mut samples = Samples::new();
+    let opts = executor::ExecOptions::from_settings(3);
+    let text_columns = catalog
+        .tables
+        .iter()
+        .filter(|t| tables.contains(&t.name))
+        .flat_map(|t| t.columns.iter().map(move |c| (t, c)))
+        .filter(|(_, c)| c.type_name == "text" || c.type_name.starts_with("character"))
+        .take(cap);
+    for (t, c) in text_columns {
+        let sql = format!(
+            "SELECT DISTINCT {col} FROM {rel} WHERE {col} IS NOT NULL LIMIT 3",
+            col = quote_ident(&c.name),
+            rel = t.name
+        );
+        if let Ok(Outcome::Rows(r)) = executor::run(&sql, &opts) {
+            let vals: Vec<String> = r.rows.iter().filter_map(|row| row.first()?.as_str().map(str::to_string)).collect();
+            samples.insert((t.name.clone(), c.name.clone()), vals);
+        }
+    }
+    samples
+}
+
+/// Verify one SQL: the question's constraints on its AST, then EXPLAIN, then a bounded run.
+fn check(sql: &str, constraints: &[Constraint], verify_constraints: bool) -> (Attempt, Value) {
+    let mut problems = Vec::new();
+    let mut violated = Vec::new();
+    let mut verdicts = Vec::new();
+    if verify_constraints {
+        match facts_of(sql, SqlDialect::Postgres) {
+            Ok(facts) => {
+                for v in constraints::verify_all(constraints, &facts) {
+                    if !v.satisfied {
+                        violated.push(v.constraint.name().to_string());
+                        problems.push(v.message.clone());
+                    }
+                    verdicts.push(json!({"constraint": v.constraint.name(), "phrase": v.constraint.phrase,
+                                         "satisfied": v.satisfied}));
+                }
+            }
+            Err(e) => problems.push(format!("the SQL does not parse: {e}")),
+        }
+    }
+    let mut fails = false;
+    let mut note = Value::Null;
+    let opts = executor::ExecOptions::from_settings(5);
+    match executor::explain(sql, &opts) {
+        Err(refusal) => {
+            fails = true;
+            problems.push(format!("not a usable query: {refusal}"));
+        }
+        Ok(Outcome::Failed(f)) => {
+            fails = true;
+            problems.push(format!("PostgreSQL cannot plan it: {}", f.message));
+        }
+        Ok(Outcome::Rows(_)) => match executor::run(sql, &opts) {
+            Ok(Outcome::Failed(f)) => {
+                fails = true;
+                problems.push(if f.timed_out {
+                    format!("it ran longer than nl2sql.statement_timeout: {}", f.message)
+                } else {
+                    format!("running it failed: {}", f.message)
+                });
+            }
+            Ok(Outcome::Rows(r)) => {
+                note = json!({"columns": r.columns, "first_rows": r.rows, "empty": r.rows.is_empty()});
+            }
+            Err(refusal) => {
+                fails = true;
+                problems.push(format!("not a usable query: {refusal}"));
+            }
+        },
+    }
+    let data = json!({"verdicts": verdicts, "problems": problems, "result": note});
+    (Attempt { sql: sql.to_string(), violated, problems, fails }, data)
+}
+
+/// How many times the model may answer with something that is not SQL before the call fails.
+const FORMAT_ATTEMPTS: usize = 3;
+
+impl Ask<'_> {
+    fn schema_text(&self) -> &str {
+        &self.schema.text
+    }
+
+    fn probe_loop(&mut self) {
+        if !self.opts.probe || self.opts.max_probes == 0 {
+            self.trace.step("probe", "skipped", "probing is off".into(), None, Value::Null);
+            return;
+        }
+        let mut budget = ProbeBudget::new(self.opts.max_probes);
+        let reason = loop {
+            if let Some(reason) = budget.exhausted() {
+                break reason;
+            }
+            let messages = prompts::probe(self.schema_text(), self.question, self.evidence, &self.grounding, self.opts.probe_rows);
+            let reply = self.chat(messages, "probe_step", step_schema(), 300);
+            let step = match extract_json(&reply.content).and_then(|v| parse_step(&v)) {
+                Ok(s) => s,
+                Err(e) => {
+                    self.trace.step("probe", "error", format!("unusable probe step, probing stops: {e}"), None,
+                                    json!({"answer": reply.content}));
+                    return;
+                }
+            };
+            let learned = self.grounding.merge(&step);
+            let Some(raw) = step.probe_sql.clone() else {
+                self.trace.step("probe", "done", format!("the model has what it needs after {} probes", budget.used()),
+                                None, json!({"grounding": self.grounding}));
+                return;
+            };
+            let (sql, obs) = match check_query(&raw) {
+                Err(refusal) => (raw.clone(), format!("REFUSED: {refusal}")),
+                Ok(mut checked) => {
+                    impose_limit(&mut checked.query, self.opts.probe_rows as u64);
+                    let sql = checked.to_sql();
+                    let outcome = executor::run_checked(&sql, &executor::ExecOptions::from_settings(self.opts.probe_rows as i32));
+                    (sql, observation(&outcome, self.opts.probe_rows))
+                }
+            };
+            let informative = self.grounding.record(sql.clone(), obs.clone()) || learned;
+            budget.spend(informative);
+            self.trace.step("probe", if obs.starts_with("columns") { "ok" } else { "error" }, obs.clone(), Some(sql),
+                            json!({"observation": obs, "value_mappings": step.value_mappings,
+                                   "relevant_columns": step.relevant_columns, "informative": informative}));
+        };
+        self.trace.step("probe", "done", format!("probing stopped: {}", json!(reason).as_str().unwrap_or("")), None,
+                        json!({"reason": reason, "grounding": self.grounding}));
+    }
+
+    /// Ask for SQL until the answer is a usable query, at most FORMAT_ATTEMPTS times.
+    fn ask_sql(&mut self, mut messages: Vec<Message>, stage: &str) -> Result<String, String> {
+        let mut last = String::new();
+        for attempt in 1..=FORMAT_ATTEMPTS {
+            let reply = self.chat(messages.clone(), "sql_answer", sql_schema(), 600);
+            match parse_sql_answer(&reply.content) {
+                Ok(sql) => return Ok(sql),
+                Err(e) => {
+                    self.trace.step(stage, "retry", format!("answer {attempt} was not usable: {e}"), None,
+                                    json!({"answer": reply.content}));
+                    messages.push(Message::assistant(reply.content));
+                    messages.push(Message::user(format!(
+                        "That answer was not usable: {e}. Reply with JSON {{\"sql\": \"SELECT ...\"}} holding one PostgreSQL query."
+                    )));
+                    last = e;
+                }
+            }
+        }
+        Err(last)
+    }
+
+    fn run(mut self) -> Explanation {
+        let constraints_json = serde_json::to_value(&self.constraints).unwrap_or(Value::Null);
+        self.trace.step(
+            "constraints",
+            "ok",
+            if self.constraints.is_empty() {
+                "no constraints found in the question".into()
+            } else {
+                self.constraints.iter().map(|c| format!("{} (\"{}\")", c.name(), c.phrase)).collect::<Vec<_>>().join(", ")
+            },
+            None,
+            constraints_json,
+        );
+        self.probe_loop();
+
+        let messages = prompts::generate(self.schema_text(), self.question, self.evidence, &self.grounding, &self.constraints);
+        let sql = self.ask_sql(messages, "generate").unwrap_or_else(|e| {
+            crate::errors::raise(
+                "38000",
+                format!("the model did not return a usable SQL query after {FORMAT_ATTEMPTS} attempts: {e}"),
+                Some("Try a larger model (options {\"model\": ...}) or rephrase the question."),
+            )
+        });
+        self.trace.step("generate", "ok", "candidate SQL".into(), Some(sql.clone()), Value::Null);
+
+        if !self.opts.verify {
+            self.trace.step("verify", "skipped", "verification is off".into(), Some(sql.clone()), Value::Null);
+            return self.finish(Attempt { sql, violated: vec![], problems: vec![], fails: false }, false);
+        }
+        let (mut current, data) = check(&sql, &self.constraints, true);
+        self.trace.step("verify", status_of(&current), summary(&current), Some(sql), data);
+
+        let mut repairs = 0;
+        let mut earlier: Vec<String> = Vec::new();
+        while !current.is_clean() && self.opts.repair && repairs < self.opts.max_repairs {
+            repairs += 1;
+            let messages = prompts::repair(
+                self.schema_text(), self.question, self.evidence, &self.grounding, &current.sql, &current.problems, &earlier,
+            );
+            let next_sql = match self.ask_sql(messages, "repair") {
+                Ok(s) => s,
+                Err(e) => {
+                    self.trace.step("repair", "stopped", format!("repair {repairs} gave no usable SQL: {e}"), None, Value::Null);
+                    break;
+                }
+            };
+            let (next, data) = check(&next_sql, &self.constraints, true);
+            let verdict = judge(&current, &next);
+            let status = match verdict {
+                Judgement::Clean => "ok",
+                Judgement::Unchanged => "unchanged",
+                Judgement::Regressed => "regressed",
+                Judgement::Continue => "continue",
+            };
+            self.trace.step("repair", status, format!("repair {repairs}: {}", summary(&next)), Some(next_sql), data);
+            earlier.push(current.sql.chars().take(300).collect());
+            match verdict {
+                Judgement::Clean => {
+                    current = next;
+                    break;
+                }
+                Judgement::Unchanged => break,
+                Judgement::Regressed => {
+                    if next.better_than(&current) {
+                        current = next;
+                    }
+                    break;
+                }
+                Judgement::Continue => current = next,
+            }
+        }
+        self.finish(current, true)
+    }
+
+    fn finish(mut self, chosen: Attempt, verified: bool) -> Explanation {
+        let clean = verified && chosen.is_clean();
+        let status = if clean { "ok" } else { "unverified" };
+        let detail = if clean {
+            "verified: every constraint holds, it plans and runs".to_string()
+        } else if !verified {
+            "not verified (verification is off)".to_string()
+        } else {
+            format!("open problems: {}", chosen.problems.join("; "))
+        };
+        self.trace.step(
+            "chosen",
+            status,
+            detail.clone(),
+            Some(chosen.sql.clone()),
+            json!({"open_problems": chosen.problems, "prompt_tokens": self.trace.usage.prompt_tokens,
+                   "completion_tokens": self.trace.usage.completion_tokens, "llm_calls": self.trace.llm_calls}),
+        );
+        let run_id = self.trace.run.as_ref().map(|r| r.id);
+        if let Some(run) = self.trace.run.take() {
+            audit::finish(
+                run,
+                audit::Finish {
+                    status: status.into(),
+                    error: (!clean).then_some(detail),
+                    chosen_sql: Some(chosen.sql.clone()),
+                    prompt_tokens: self.trace.usage.prompt_tokens as i64,
+                    completion_tokens: self.trace.usage.completion_tokens as i64,
+                    llm_calls: self.trace.llm_calls,
+                },
+            );
+        }
+        Explanation { run_id, rows: self.trace.rows, chosen_sql: chosen.sql, verified: clean }
+    }
+}
+
+fn status_of(a: &Attempt) -> &'static str {
+    if a.is_clean() {
+        "ok"
+    } else if a.fails {
+        "error"
+    } else {
+        "violations"
+    }
+}
+
+fn summary(a: &Attempt) -> String {
+    if a.is_clean() {
+        "every check passes".into()
+    } else {
+        a.problems.join("; ")
+    }
+}
+
+/// Answer `question`: the whole pipeline, recorded.
+pub fn ask(function: &str, question: &str, evidence: Option<&str>, options: &Value) -> Explanation {
+    if question.trim().is_empty() {
+        crate::errors::raise("22023", "the question is empty", Some("Ask a question about the data in words."));
+    }
+    let opts = AskOptions::from_json(options);
+    let mut endpoint = crate::llm::chat_endpoint();
+    if let Some(m) = &opts.model {
+        endpoint.model = m.clone();
+    }
+    let run = audit::begin(function, Some(question), evidence, opts.settings_json(&endpoint));
+    let mut trace = Trace { run, rows: Vec::new(), usage: Usage::default(), llm_calls: 0, stage_started: Instant::now() };
+
+    let catalog = catalog::read();
+    if catalog.tables.is_empty() {
+        crate::errors::raise(
+            "42501",
+            "you cannot SELECT from any table, so there is nothing to ask about",
+            Some("Ask the owner of the data for SELECT privileges, or check search_path and schema USAGE."),
+        );
+    }
+    let budget = opts.schema_token_budget;
+    let first = context::build(&catalog, &Samples::new(), question, budget);
+    let samples = sample_values(&catalog, &first.tables, 40);
+    let schema = context::build(&catalog, &samples, question, budget);
+    let names = |v: &[nl2sql_core::catalog::RelName]| v.iter().map(|n| n.to_string()).collect::<Vec<_>>();
+    trace.step(
+        "schema",
+        "ok",
+        format!(
+            "{} tables (~{} tokens){}",
+            schema.tables.len(),
+            schema.tokens,
+            if schema.cut.is_empty() { String::new() } else { format!("; cut for the budget: {}", names(&schema.cut).join(", ")) }
+        ),
+        None,
+        json!({"tables": names(&schema.tables), "cut": names(&schema.cut), "tokens": schema.tokens, "text": schema.text}),
+    );
+
+    let constraints = constraints::extract(question, evidence);
+    Ask { question, evidence, opts: &opts, endpoint, schema, constraints, grounding: Grounding::default(), trace }.run()
+}
+
+/// The explanation rows of a past run, from the audit log (the caller's own runs only).
+pub fn explain(run_id: i64) -> Vec<StepRow> {
+    let rows = Spi::connect(|client| {
+        client
+            .select(
+                "SELECT step, stage, status, coalesce(detail, ''), sql, output FROM nl2sql.steps WHERE run_id = $1 ORDER BY step",
+                None,
+                &[run_id.into()],
+            )
+            .map(|table| {
+                table
+                    .map(|row| StepRow {
+                        step: row.get::<i32>(1).ok().flatten().unwrap_or(0),
+                        stage: row.get::<String>(2).ok().flatten().unwrap_or_default(),
+                        status: row.get::<String>(3).ok().flatten().unwrap_or_default(),
+                        detail: row.get::<String>(4).ok().flatten().unwrap_or_default(),
+                        sql: row.get::<String>(5).ok().flatten(),
+                        data: row.get::<pgrx::JsonB>(6).ok().flatten().map(|j| j.0).unwrap_or(Value::Null),
+                    })
+                    .collect::<Vec<_>>()
+            })
+    })
+    .unwrap_or_else(|e| crate::errors::raise("XX000", format!("reading the audit log failed: {e}"), None));
+    if rows.is_empty() {
+        crate::errors::raise(
+            "42704",
+            format!("no run {run_id} in the audit log that you may see"),
+            Some("Runs are visible to the user who made them (and to superusers and pg_read_all_data members)."),
+        );
+    }
+    rows
+}
+
+/// Rows of a result as JSON objects keyed by column name (duplicates get a suffix).
+pub fn rows_as_objects(outcome: &Outcome) -> Vec<Value> {
+    let Outcome::Rows(r) = outcome else { return vec![] };
+    let mut names: Vec<String> = Vec::new();
+    let mut seen: BTreeMap<String, usize> = BTreeMap::new();
+    for c in &r.columns {
+        let n = seen.entry(c.name.clone()).or_insert(0);
+        *n += 1;
+        names.push(if *n == 1 { c.name.clone() } else { format!("{}_{}", c.name, n) });
+    }
+    r.rows
+        .iter()
+        .map(|row| Value::Object(names.iter().cloned().zip(row.iter().cloned()).collect()))
+        .collect()
+}

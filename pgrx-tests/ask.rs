@@ -1,0 +1,171 @@
+// The ask pipeline against the real local model on the sample bookshop database.
+
+/// (stage, status, sql) of each explanation row, and the run id.
+fn run_question(question: &str, options: &str) -> (Option<i64>, Vec<(String, String, Option<String>)>) {
+    let mut run_id = None;
+    let rows = Spi::connect(|c| {
+        c.select(
+            "SELECT run_id, stage, status, sql FROM nl2sql_run($1, NULL, $2::jsonb) ORDER BY step",
+            None,
+            &[question.into(), options.into()],
+        )
+        .unwrap()
+        .map(|r| {
+            run_id = r.get::<i64>(1).unwrap();
+            (r.get::<String>(2).unwrap().unwrap(), r.get::<String>(3).unwrap().unwrap(), r.get::<String>(4).unwrap())
+        })
+        .collect::<Vec<_>>()
+    });
+    (run_id, rows)
+}
+
+#[pg_test]
+fn ask_returns_sql_that_runs_with_a_complete_explanation() {
+    load_bookshop();
+    let (run_id, rows) = run_question("How many customers live in Paris?", "{\"max_probes\": 2, \"max_repairs\": 1}");
+    let stages: Vec<&str> = rows.iter().map(|(s, _, _)| s.as_str()).collect();
+    for stage in ["schema", "constraints", "probe", "generate", "verify", "chosen"] {
+        assert!(stages.contains(&stage), "no {stage} step in {stages:?}");
+    }
+    let (last_stage, last_status, chosen) = rows.last().unwrap();
+    assert_eq!(last_stage, "chosen");
+    assert!(last_status == "ok" || last_status == "unverified", "{last_status}");
+    let chosen = chosen.clone().expect("the chosen row carries the SQL");
+    let ran = try_sql(&chosen, 10);
+    assert_eq!(ran["ok"], json!(true), "{chosen}: {ran}");
+    // the audit log holds the run with every step, and nl2sql_explain replays it
+    let run_id = run_id.expect("audit is on");
+    let logged = json_of(&format!(
+        "SELECT jsonb_build_object('status', status, 'sql', chosen_sql, 'steps', (SELECT count(*) FROM nl2sql.steps s WHERE s.run_id = r.run_id),
+                'calls', llm_calls, 'tokens', prompt_tokens)
+         FROM nl2sql.runs r WHERE run_id = {run_id}"
+    ));
+    assert_eq!(logged["status"], json!(last_status));
+    assert_eq!(logged["sql"], json!(chosen));
+    assert_eq!(logged["steps"], json!(rows.len()));
+    assert!(logged["calls"].as_i64().unwrap() >= 1 && logged["tokens"].as_i64().unwrap() > 0, "{logged}");
+    let replay = Spi::get_one::<i64>(&format!("SELECT count(*) FROM nl2sql_explain({run_id})")).unwrap();
+    assert_eq!(replay, Some(rows.len() as i64));
+}
+
+#[pg_test]
+fn ask_probes_never_return_more_than_the_row_bound() {
+    load_bookshop();
+    let (_, rows) = run_question(
+        "List the titles and prices of all books by authors from Nigeria",
+        "{\"max_probes\": 3, \"probe_rows\": 2, \"verify\": false}",
+    );
+    let probes: Vec<&String> = rows.iter().filter(|(s, _, sql)| s == "probe" && sql.is_some()).filter_map(|(_, _, q)| q.as_ref()).collect();
+    for sql in &probes {
+        // the bound is in the SQL itself: whatever the model asked, the probe returns at most 2 rows
+        let r = try_sql(sql, 1000);
+        if r["ok"] == json!(true) {
+            assert!(r["row_count"].as_u64().unwrap() <= 2, "{sql}: {r}");
+        }
+    }
+}
+
+#[pg_test]
+fn ask_stages_switch_off_per_call() {
+    load_bookshop();
+    let (_, rows) = run_question("What is the most expensive book?", "{\"probe\": false, \"verify\": false}");
+    let by_stage = |stage: &str| rows.iter().filter(|(s, _, _)| s == stage).map(|(_, st, _)| st.clone()).collect::<Vec<_>>();
+    assert_eq!(by_stage("probe"), vec!["skipped"]);
+    assert_eq!(by_stage("verify"), vec!["skipped"]);
+    assert!(by_stage("repair").is_empty());
+    assert_eq!(by_stage("chosen"), vec!["unverified"]);
+}
+
+#[pg_test]
+fn ask_execute_returns_rows_as_objects() {
+    load_bookshop();
+    let rows = Spi::connect(|c| {
+        c.select("SELECT r FROM nl2sql_execute('List the names of all customers in Oslo', NULL, '{\"max_probes\": 1, \"max_rows\": 5}') r", None, &[])
+            .unwrap()
+            .map(|r| r.get::<JsonB>(1).unwrap().unwrap().0)
+            .collect::<Vec<Value>>()
+    });
+    assert!(rows.len() <= 5);
+    assert!(rows.iter().all(Value::is_object), "{rows:?}");
+}
+
+#[pg_test(error = "the model did not return a usable SQL query after 3 attempts: the model's answer holds no JSON object or array")]
+fn ask_non_sql_answers_fail_clearly_after_retries() {
+    load_bookshop();
+    let url = scripted_llm(&["I am sorry, I cannot help with databases."], 10);
+    exec(&format!("SET LOCAL nl2sql.llm_endpoint = '{url}'"));
+    Spi::get_one::<String>("SELECT nl2sql('How many books are there?', NULL, '{\"probe\": false}')").unwrap();
+}
+
+#[pg_test(error = "the model did not return a usable SQL query after 3 attempts: not a usable query: only read-only queries are accepted, got DELETE")]
+fn ask_a_model_answering_dml_is_refused() {
+    load_bookshop();
+    let url = scripted_llm(&["{\"sql\": \"DELETE FROM books\"}"], 10);
+    exec(&format!("SET LOCAL nl2sql.llm_endpoint = '{url}'"));
+    Spi::get_one::<String>("SELECT nl2sql('Remove the books', NULL, '{\"probe\": false}')").unwrap();
+}
+
+#[pg_test]
+fn ask_an_unusable_probe_step_stops_probing_not_the_run() {
+    load_bookshop();
+    let url = scripted_llm(&["{\"action\": \"explode\"}", "{\"sql\": \"SELECT count(*) FROM books\"}"], 10);
+    exec(&format!("SET LOCAL nl2sql.llm_endpoint = '{url}'"));
+    let (_, rows) = run_question("How many books are there?", "{}");
+    let steps: Vec<(&str, &str)> = rows.iter().map(|(s, st, _)| (s.as_str(), st.as_str())).collect();
+    assert_eq!(
+        steps,
+        [("schema", "ok"), ("constraints", "ok"), ("probe", "error"), ("generate", "ok"), ("verify", "ok"), ("chosen", "ok")]
+    );
+}
+
+#[pg_test]
+fn ask_repair_loop_replaces_a_violating_sql() {
+    load_bookshop();
+    // control flow only: the first answer ignores "how many", the repair fixes it
+    let url = scripted_llm(&["{\"sql\": \"SELECT title FROM books\"}", "{\"sql\": \"SELECT count(*) FROM books\"}"], 10);
+    exec(&format!("SET LOCAL nl2sql.llm_endpoint = '{url}'"));
+    let (_, rows) = run_question("How many books are there?", "{\"probe\": false}");
+    let steps: Vec<(&str, &str)> = rows.iter().map(|(s, st, _)| (s.as_str(), st.as_str())).collect();
+    assert_eq!(steps[2], ("probe", "skipped"));
+    assert_eq!(steps[3..], [("generate", "ok"), ("verify", "violations"), ("repair", "ok"), ("chosen", "ok")]);
+    assert_eq!(rows.last().unwrap().2.as_deref(), Some("SELECT count(*) FROM books"));
+}
+
+#[pg_test(error = "unknown option \"bogus\"")]
+fn ask_unknown_options_are_an_error() {
+    load_bookshop();
+    Spi::get_one::<String>("SELECT nl2sql('How many books?', NULL, '{\"bogus\": 1}')").unwrap();
+}
+
+#[pg_test]
+fn verify_gives_a_checklist_without_a_model() {
+    let rows = Spi::connect(|c| {
+        c.select(
+            "SELECT \"constraint\", source_phrase, satisfied, message FROM nl2sql_verify(
+                 'What are the top 3 customers by credit limit?',
+                 'SELECT name, credit_limit FROM customers ORDER BY credit_limit DESC')",
+            None,
+            &[],
+        )
+        .unwrap()
+        .map(|r| (r.get::<String>(1).unwrap().unwrap(), r.get::<String>(2).unwrap().unwrap(), r.get::<bool>(3).unwrap().unwrap(), r.get::<String>(4).unwrap().unwrap()))
+        .collect::<Vec<_>>()
+    });
+    assert_eq!(rows.len(), 1, "{rows:?}");
+    let (name, phrase, ok, message) = &rows[0];
+    assert_eq!((name.as_str(), phrase.as_str(), *ok), ("top_k", "top 3", false), "a credit_limit column is not a LIMIT");
+    assert!(message.contains("LIMIT 3"), "{message}");
+    let fixed = Spi::get_one::<bool>(
+        "SELECT bool_and(satisfied) FROM nl2sql_verify('What are the top 3 customers by credit limit?',
+             'SELECT name FROM customers ORDER BY credit_limit DESC LIMIT 3')",
+    )
+    .unwrap();
+    assert_eq!(fixed, Some(true));
+    let none = Spi::get_one::<i64>("SELECT count(*) FROM nl2sql_verify('Show all books', 'SELECT * FROM books')").unwrap();
+    assert_eq!(none, Some(0));
+}
+
+#[pg_test(error = "SQL could not be parsed: sql parser error: Expected: an expression, found: EOF")]
+fn verify_rejects_unparsable_sql() {
+    Spi::get_one::<i64>("SELECT count(*) FROM nl2sql_verify('How many?', 'SELECT count(')").unwrap();
+}
