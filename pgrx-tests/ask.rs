@@ -161,7 +161,7 @@ fn verify_gives_a_checklist_without_a_model() {
     )
     .unwrap();
     assert_eq!(fixed, Some(true));
-    let none = Spi::get_one::<i64>("SELECT count(*) FROM nl2sql_verify('Show all books', 'SELECT * FROM books')").unwrap();
+    let none = Spi::get_one::<i64>("SELECT count(*) FROM nl2sql_verify('Show the books', 'SELECT * FROM books')").unwrap();
     assert_eq!(none, Some(0));
 }
 

@@ -30,3 +30,26 @@ SELECT count(*) AS free_books FROM books WHERE price = 0;
 \echo '== a query over the time limit is stopped and reported as such'
 SET nl2sql.statement_timeout = '300ms';
 SELECT nl2sql_try('SELECT pg_sleep(5)') - 'elapsed_ms' AS result;
+
+RESET nl2sql.statement_timeout;
+
+\echo '== asking in words: the explanation of each run (NOTICEs show the stages as they happen)'
+SET client_min_messages = warning;
+SELECT step, stage, status, left(detail, 90) AS detail, sql
+FROM nl2sql_run('What are the titles of the 3 most expensive books?');
+SELECT step, stage, status, left(detail, 90) AS detail, sql
+FROM nl2sql_run('How many orders did customers from Paris place?');
+SELECT step, stage, status, left(detail, 90) AS detail, sql
+FROM nl2sql_run('Which authors from Nigeria have written books published after 2000?');
+
+\echo '== for a BI tool: the answer rows of a question'
+SELECT * FROM nl2sql_execute('How many books are there in each genre?', NULL, '{"max_probes": 2}');
+
+\echo '== for a DBA: the checklist of a query against a question, without a model'
+SELECT * FROM nl2sql_verify('What are the top 3 customers by number of orders?',
+                            'SELECT customer_id, count(*) FROM orders GROUP BY customer_id ORDER BY 2 DESC');
+
+\echo '== the audit log'
+SELECT run_id, who, function, status, left(question, 50) AS question, llm_calls, prompt_tokens, completion_tokens,
+       round(elapsed_ms) AS ms
+FROM nl2sql.runs ORDER BY run_id;

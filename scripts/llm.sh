@@ -63,6 +63,9 @@ start() {
     if [ -n "$running" ] && [ "$running" != "$(chat_alias)" ]; then
         log "chat server runs $running; switching to $(chat_alias)"
         stop_one chat
+        if healthy "$NL2SQL_CHAT_PORT"; then
+            die "port $NL2SQL_CHAT_PORT is served by a process this checkout did not start (model $running); stop it, or set NL2SQL_CHAT_PORT"
+        fi
     fi
     start_one chat "$NL2SQL_CHAT_PORT" --model "$NL2SQL_MODELS/$file" --alias "$(chat_alias)" \
         --ctx 8192 --parallel 2 --threads "$NL2SQL_LLM_THREADS"

@@ -7,7 +7,7 @@ use std::time::Instant;
 
 use nl2sql_core::ask::probe::{observation, parse_step, step_schema, ProbeBudget};
 use nl2sql_core::ask::prompts::{self, parse_sql_answer, sql_schema};
-use nl2sql_core::ask::repair::{judge, Attempt, Judgement};
+use nl2sql_core::ask::repair::{judge, schema_hints, Attempt, Judgement};
 use nl2sql_core::ask::Grounding;
 use nl2sql_core::catalog::{quote_ident, Catalog};
 use nl2sql_core::constraints::facts::{facts_of, SqlDialect};
@@ -179,6 +179,7 @@ impl Trace {
 }
 
 struct Ask<'a> {
+    catalog: Catalog,
     question: &'a str,
     evidence: Option<&'a str>,
     opts: &'a AskOptions,
@@ -241,6 +242,10 @@ fn check(sql: &str, constraints: &[Constraint], verify_constraints: bool) -> (At
     if verify_constraints {
         match facts_of(sql, SqlDialect::Postgres) {
             Ok(facts) => {
+                for p in constraints::sql_checks(&facts) {
+                    violated.push("limit_without_order".into());
+                    problems.push(p);
+                }
                 for v in constraints::verify_all(constraints, &facts) {
                     if !v.satisfied {
                         violated.push(v.constraint.name().to_string());
@@ -321,13 +326,30 @@ impl Ask<'_> {
                                 None, json!({"grounding": self.grounding}));
                 return;
             };
+            let bounded = check_query(&raw).map(|mut checked| {
+                impose_limit(&mut checked.query, self.opts.probe_rows as u64);
+                checked.to_sql()
+            });
+            if let Some(sql) = bounded.as_ref().ok().filter(|sql| self.grounding.already_ran(sql)) {
+                budget.spend(learned);
+                self.trace.step("probe", "repeat", "the model repeated a probe; it is not run again".into(),
+                                Some(sql.clone()), json!({"value_mappings": step.value_mappings}));
+                continue;
+            }
             let (sql, obs) = match check_query(&raw) {
                 Err(refusal) => (raw.clone(), format!("REFUSED: {refusal}")),
                 Ok(mut checked) => {
                     impose_limit(&mut checked.query, self.opts.probe_rows as u64);
                     let sql = checked.to_sql();
                     let outcome = executor::run_checked(&sql, &executor::ExecOptions::from_settings(self.opts.probe_rows as i32));
-                    (sql, observation(&outcome, self.opts.probe_rows))
+                    let mut obs = observation(&outcome, self.opts.probe_rows);
+                    if let Outcome::Failed(f) = &outcome {
+                        let hints = schema_hints(&sql, &self.catalog, &f.message);
+                        if !hints.is_empty() {
+                            obs.push_str(&format!(" ({})", hints.join("; ")));
+                        }
+                    }
+                    (sql, obs)
                 }
             };
             let informative = self.grounding.record(sql.clone(), obs.clone()) || learned;
@@ -397,8 +419,17 @@ impl Ask<'_> {
         let mut earlier: Vec<String> = Vec::new();
         while !current.is_clean() && self.opts.repair && repairs < self.opts.max_repairs {
             repairs += 1;
+            let mut hints: Vec<String> = Vec::new();
+            for p in &current.problems {
+                for h in schema_hints(&current.sql, &self.catalog, p) {
+                    if !hints.contains(&h) {
+                        hints.push(h);
+                    }
+                }
+            }
             let messages = prompts::repair(
-                self.schema_text(), self.question, self.evidence, &self.grounding, &current.sql, &current.problems, &earlier,
+                self.schema_text(), self.question, self.evidence, &self.grounding, &current.sql, &current.problems, &hints,
+                &earlier,
             );
             let next_sql = match self.ask_sql(messages, "repair") {
                 Ok(s) => s,
@@ -529,7 +560,7 @@ pub fn ask(function: &str, question: &str, evidence: Option<&str>, options: &Val
     );
 
     let constraints = constraints::extract(question, evidence);
-    Ask { question, evidence, opts: &opts, endpoint, schema, constraints, grounding: Grounding::default(), trace }.run()
+    Ask { catalog, question, evidence, opts: &opts, endpoint, schema, constraints, grounding: Grounding::default(), trace }.run()
 }
 
 /// The explanation rows of a past run, from the audit log (the caller's own runs only).

@@ -116,6 +116,11 @@ impl Grounding {
         new
     }
 
+    /// Was this exact probe already run?
+    pub fn already_ran(&self, sql: &str) -> bool {
+        self.probes.iter().any(|p| p.sql == sql)
+    }
+
     pub fn is_empty(&self) -> bool {
         self.relevant_columns.is_empty() && self.value_mappings.is_empty() && self.probes.is_empty()
     }

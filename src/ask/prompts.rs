@@ -72,7 +72,9 @@ pub fn generate(
         system(schema),
         Message::user(format!(
             "{}{}\n\nWrite one PostgreSQL SELECT query that answers the question. Select only what the \
-             question asks for. Join through the foreign keys. Reply in JSON: {{\"sql\": \"SELECT ...\"}}",
+             question asks for. Join through the foreign keys. The probes above were cut to a few rows for \
+             display: add a LIMIT only if the question asks for a number of rows or a single extreme. \
+             Reply in JSON: {{\"sql\": \"SELECT ...\"}}",
             question_block(question, evidence, grounding),
             requirements(constraints)
         )),
@@ -87,6 +89,7 @@ pub fn repair(
     grounding: &Grounding,
     sql: &str,
     problems: &[String],
+    hints: &[String],
     earlier: &[String],
 ) -> Vec<Message> {
     let mut text = format!(
@@ -94,6 +97,9 @@ pub fn repair(
         question_block(question, evidence, grounding),
         problems.iter().map(|p| format!("- {p}")).collect::<Vec<_>>().join("\n")
     );
+    if !hints.is_empty() {
+        text.push_str(&format!("\n\nFacts about the schema:\n{}", hints.iter().map(|h| format!("- {h}")).collect::<Vec<_>>().join("\n")));
+    }
     if !earlier.is_empty() {
         text.push_str(&format!("\n\nEarlier attempts that were also wrong (do not repeat them):\n{}", earlier.join("\n")));
     }

@@ -87,3 +87,106 @@ mod tests {
         assert!(!runs_with_two.better_than(&runs_with_two));
     }
 }
+
+/// Evidence for a repair beyond the bare error: the columns of the tables the SQL reads, and, for
+/// a column that does not exist there, the visible tables that do have it with the foreign key
+/// that joins them. Small models given only the error tend to return the same SQL.
+pub fn schema_hints(sql: &str, catalog: &crate::catalog::Catalog, error: &str) -> Vec<String> {
+    use sqlparser::ast::Visit;
+    use std::ops::ControlFlow;
+
+    let Ok(checked) = crate::sql::check_query(sql) else { return vec![] };
+    let mut used: Vec<&crate::catalog::Table> = Vec::new();
+    let _ = checked.query.visit(&mut RelationCollector(|name: &sqlparser::ast::ObjectName| {
+        let parts: Vec<String> =
+            name.0.iter().filter_map(|p| p.as_ident()).map(|i| i.value.to_lowercase()).collect();
+        let (schema, table) = match parts.as_slice() {
+            [t] => (None, t.as_str()),
+            [s, t] => (Some(s.as_str()), t.as_str()),
+            _ => return ControlFlow::<()>::Continue(()),
+        };
+        if let Some(t) = catalog.resolve(schema, table) {
+            if !used.iter().any(|u| u.name == t.name) {
+                used.push(t);
+            }
+        }
+        ControlFlow::Continue(())
+    }));
+    let mut hints: Vec<String> = used
+        .iter()
+        .map(|t| {
+            let cols: Vec<&str> = t.columns.iter().map(|c| c.name.as_str()).collect();
+            format!("{} has the columns: {}", t.name.name, cols.join(", "))
+        })
+        .collect();
+    // "column \"city\" does not exist" / "column o.city does not exist"
+    let missing = error
+        .split("column ")
+        .nth(1)
+        .and_then(|rest| rest.split(" does not exist").next())
+        .map(|c| c.trim_matches('"').rsplit('.').next().unwrap_or("").trim_matches('"').to_lowercase());
+    if let Some(col) = missing.filter(|c| !c.is_empty()) {
+        for owner in catalog.tables.iter().filter(|t| t.column(&col).is_some() && !used.iter().any(|u| u.name == t.name)) {
+            let mut hint = format!("column {col} is in table {}", owner.name.name);
+            if let Some(fk) = used.iter().find_map(|u| catalog.keys_between(&u.name, &owner.name).next()) {
+                hint.push_str(&format!(
+                    "; join {}.{} = {}.{}",
+                    fk.from.name,
+                    fk.from_columns.join(","),
+                    fk.to.name,
+                    fk.to_columns.join(",")
+                ));
+            }
+            hints.push(hint);
+        }
+    }
+    hints
+}
+
+struct RelationCollector<F>(F);
+
+impl<F: FnMut(&sqlparser::ast::ObjectName) -> std::ops::ControlFlow<()>> sqlparser::ast::Visitor for RelationCollector<F> {
+    type Break = ();
+    fn pre_visit_relation(&mut self, relation: &sqlparser::ast::ObjectName) -> std::ops::ControlFlow<()> {
+        (self.0)(relation)
+    }
+}
+
+#[cfg(test)]
+mod hint_tests {
+    use super::*;
+    use crate::catalog::{Catalog, Column, ForeignKey, RelKind, RelName, Table};
+
+    fn t(name: &str, cols: &[&str]) -> Table {
+        Table {
+            name: RelName::new("public", name),
+            kind: RelKind::Table,
+            comment: None,
+            row_estimate: None,
+            columns: cols.iter().map(|c| Column { name: c.to_string(), type_name: "text".into(), nullable: true, comment: None }).collect(),
+            primary_key: vec![],
+        }
+    }
+
+    #[test]
+    fn a_missing_column_points_to_its_table_and_join() {
+        let cat = Catalog {
+            tables: vec![t("orders", &["order_id", "customer_id"]), t("customers", &["customer_id", "city"])],
+            foreign_keys: vec![ForeignKey {
+                name: "fk".into(),
+                from: RelName::new("public", "orders"),
+                from_columns: vec!["customer_id".into()],
+                to: RelName::new("public", "customers"),
+                to_columns: vec!["customer_id".into()],
+            }],
+        };
+        let hints = schema_hints("SELECT count(*) FROM orders WHERE city = 'Paris'", &cat, "column \"city\" does not exist");
+        assert_eq!(
+            hints,
+            vec![
+                "orders has the columns: order_id, customer_id".to_string(),
+                "column city is in table customers; join orders.customer_id = customers.customer_id".to_string(),
+            ]
+        );
+    }
+}

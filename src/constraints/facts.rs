@@ -66,6 +66,9 @@ pub struct QueryFacts {
     pub order_desc: Vec<bool>,
     /// Every LIMIT value (and FETCH FIRST n), at any depth.
     pub limits: Vec<u64>,
+    /// Whether the outermost query has a LIMIT / FETCH.
+    pub outer_limit: bool,
+    seen_outer: bool,
     pub comparisons: Vec<NumericComparison>,
     pub between: Vec<(f64, f64)>,
     pub numbers: Vec<String>,
@@ -156,6 +159,11 @@ impl Visitor for Collector<'_> {
     type Break = ();
 
     fn pre_visit_query(&mut self, q: &Query) -> ControlFlow<()> {
+        if !self.facts.seen_outer {
+            self.facts.seen_outer = true;
+            self.facts.outer_limit = q.fetch.is_some()
+                || matches!(&q.limit_clause, Some(LimitClause::LimitOffset { limit: Some(_), .. }) | Some(LimitClause::OffsetCommaLimit { .. }));
+        }
         if let Some(ob) = &q.order_by {
             if let sqlparser::ast::OrderByKind::Expressions(items) = &ob.kind {
                 for item in items {

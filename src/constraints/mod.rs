@@ -40,6 +40,8 @@ pub enum Kind {
     Grouping,
     /// "never", "without", "not": an anti-join, NOT IN/EXISTS, <>, IS NULL or EXCEPT.
     Negation,
+    /// "list all", "show all", "every": the whole result, no LIMIT on the outermost query.
+    AllRows,
 }
 
 /// The direction of a comparison the question asks for.
@@ -85,6 +87,7 @@ impl Constraint {
             Kind::Literal { value } => format!("use the value '{value}' from the question in a condition"),
             Kind::Grouping => format!("\"{p}\": GROUP BY the entity the question iterates over"),
             Kind::Negation => format!("\"{p}\": exclude with NOT EXISTS, NOT IN, an anti-join, <> or EXCEPT"),
+            Kind::AllRows => format!("\"{p}\": return every matching row: no LIMIT on the outer query"),
         }
     }
 
@@ -102,6 +105,7 @@ impl Constraint {
             Kind::Literal { .. } => "literal",
             Kind::Grouping => "grouping",
             Kind::Negation => "negation",
+            Kind::AllRows => "all_rows",
         }
     }
 }
@@ -123,8 +127,9 @@ fn parse_count(word: &str) -> Option<u64> {
 const NUM: &str = r"(\d+|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|fifteen|twenty|fifty|hundred)";
 
 const LARGEST: &[&str] = &["highest", "most", "largest", "biggest", "greatest", "maximum", "max", "best", "top"];
-const SMALLEST: &[&str] = &["lowest", "least", "fewest", "smallest", "minimum", "min", "worst"];
-const UNDIRECTED: &[&str] = &["oldest", "youngest", "earliest", "latest", "newest", "longest", "shortest", "most recent"];
+const SMALLEST: &[&str] = &["lowest", "least", "fewest", "smallest", "minimum", "min", "worst", "cheapest"];
+const UNDIRECTED: &[&str] =
+    &["oldest", "youngest", "earliest", "latest", "newest", "longest", "shortest", "most recent", "fastest", "slowest"];
 
 static TOP_K: Lazy<Regex> = Lazy::new(|| {
     re(&format!(
@@ -133,7 +138,7 @@ static TOP_K: Lazy<Regex> = Lazy::new(|| {
 });
 static TOP_ONLY: Lazy<Regex> = Lazy::new(|| re(&format!(r"\btop\s+{NUM}\b")));
 static SUPERLATIVE: Lazy<Regex> = Lazy::new(|| {
-    re(r"\b(?:the\s+)?(highest|most|largest|biggest|greatest|maximum|lowest|least|fewest|smallest|minimum|oldest|youngest|earliest|latest|newest|longest|shortest|most recent)\b")
+    re(r"\b(?:the\s+)?(highest|most|largest|biggest|greatest|maximum|lowest|least|fewest|smallest|minimum|cheapest|oldest|youngest|earliest|latest|newest|longest|shortest|most recent|fastest|slowest)\b")
 });
 static AT_MOST_LEAST: Lazy<Regex> = Lazy::new(|| re(r"\bat\s+(?:most|least)\b|\b(?:no|not)\s+(?:more|less|fewer)\b"));
 static DISTINCT: Lazy<Regex> = Lazy::new(|| re(r"\b(distinct|different|unique)\b"));
@@ -151,6 +156,7 @@ static QUOTED: Lazy<Regex> = Lazy::new(|| {
     re(r#"(?:^|[\s(])(?:'([^']{1,80})'|"([^"]{1,80})")(?:$|[\s).,;:?!])"#)
 });
 static YEAR: Lazy<Regex> = Lazy::new(|| re(r"\b(?:in|during|of|since|before|after|from|year)\s+((?:19|20)\d\d)\b"));
+static ALL_ROWS: Lazy<Regex> = Lazy::new(|| re(r"\b(list all|show all|list every|show every|find all|return all|give all|all the|list the names of all|names of all)\b"));
 static LIST_TOO: Lazy<Regex> = Lazy::new(|| re(r"\b(list|name all|name them|state all|show all)\b"));
 static GROUPING: Lazy<Regex> = Lazy::new(|| re(r"\b(for each|for every|in each|of each|per)\b"));
 static AGGREGATE_CUE: Lazy<Regex> = Lazy::new(|| {
@@ -200,12 +206,14 @@ pub fn extract(question: &str, evidence: Option<&str>) -> Vec<Constraint> {
             }
         }
     }
+    let mut limited = has_top_k;
     if !has_top_k {
         let masked = AT_MOST_LEAST.replace_all(&q, " ");
         if let Some(m) = SUPERLATIVE.captures(&masked) {
             let word = m[1].to_string();
             let largest = if UNDIRECTED.contains(&word.as_str()) { None } else { direction_of(&word) };
             push(Kind::Extreme { largest }, &word);
+            limited = true;
         }
     }
     if let Some(m) = DISTINCT.captures(&q) {
@@ -260,6 +268,12 @@ pub fn extract(question: &str, evidence: Option<&str>) -> Vec<Constraint> {
             push(Kind::Grouping, &m[1]);
         }
     }
+    // "list all ..." with nothing that limits the rows
+    if !limited && !RANK.is_match(&q) {
+        if let Some(m) = ALL_ROWS.captures(&q) {
+            push(Kind::AllRows, &m[1]);
+        }
+    }
     // BIRD-style evidence maps negated attributes to values ("not carcinogenic refers to label = '-'")
     if let Some(m) = NEGATION.captures(&q) {
         if evidence.is_none() {
@@ -305,7 +319,7 @@ pub fn verify(c: &Constraint, f: &QueryFacts) -> Verdict {
             };
             let words = [
                 "max", "min", "high", "low", "most", "least", "large", "small", "old", "young", "late", "early",
-                "recent", "long", "short", "best", "worst",
+                "recent", "long", "short", "best", "worst", "fast", "slow", "cheap",
             ];
             ordered_limit || agg || f.window || f.identifier_mentions(&words)
         }
@@ -343,8 +357,23 @@ pub fn verify(c: &Constraint, f: &QueryFacts) -> Verdict {
         }
         Kind::Grouping => f.group_by || f.window || f.distinct,
         Kind::Negation => f.negation || f.set_operation || f.falsy_equality,
+        Kind::AllRows => !f.outer_limit,
     };
     Verdict { constraint: c.clone(), satisfied, message: if satisfied { String::new() } else { c.requirement() } }
+}
+
+/// Problems of the SQL alone, whatever the question: a LIMIT without an ORDER BY returns arbitrary
+/// rows (and is usually a probe's display limit copied into the answer).
+pub fn sql_checks(f: &QueryFacts) -> Vec<String> {
+    let mut problems = Vec::new();
+    if f.outer_limit && f.order_desc.is_empty() {
+        problems.push(
+            "LIMIT without ORDER BY returns arbitrary rows: order the rows, or drop the LIMIT if the question \
+             does not ask for a number of rows"
+                .to_string(),
+        );
+    }
+    problems
 }
 
 /// Check every constraint.
@@ -399,6 +428,14 @@ mod tests {
         assert!(holds("Find songs in 'English'", "SELECT title FROM songs WHERE lang = 'english'"));
         assert!(holds("What is the average age for each country?", "SELECT country, avg(age) FROM s GROUP BY country"));
         assert!(!holds("What is the average age for each country?", "SELECT avg(age) FROM s"));
+    }
+
+    #[test]
+    fn a_limit_needs_an_order() {
+        let f = |sql: &str| sql_checks(&facts_of(sql, SqlDialect::Postgres).unwrap());
+        assert_eq!(f("SELECT a FROM t LIMIT 5").len(), 1);
+        assert!(f("SELECT a FROM t ORDER BY a LIMIT 5").is_empty());
+        assert!(f("SELECT a FROM t").is_empty());
     }
 
     #[test]
