@@ -161,8 +161,12 @@ fn verify_gives_a_checklist_without_a_model() {
     )
     .unwrap();
     assert_eq!(fixed, Some(true));
-    let none = Spi::get_one::<i64>("SELECT count(*) FROM nl2sql_verify('Show the books', 'SELECT * FROM books')").unwrap();
-    assert_eq!(none, Some(0));
+    // nothing in the question limits the rows, so a LIMIT is a violation
+    let limited = Spi::get_two::<String, bool>(
+        "SELECT string_agg(\"constraint\", ','), bool_and(satisfied) FROM nl2sql_verify('Show the books', 'SELECT * FROM books LIMIT 5')",
+    )
+    .unwrap();
+    assert_eq!(limited, (Some("all_rows".to_string()), Some(false)));
 }
 
 #[pg_test(error = "SQL could not be parsed: sql parser error: Expected: an expression, found: EOF")]

@@ -157,6 +157,26 @@ static QUOTED: Lazy<Regex> = Lazy::new(|| {
 });
 static YEAR: Lazy<Regex> = Lazy::new(|| re(r"\b(?:in|during|of|since|before|after|from|year)\s+((?:19|20)\d\d)\b"));
 static ALL_ROWS: Lazy<Regex> = Lazy::new(|| re(r"\b(list all|show all|list every|show every|find all|return all|give all|all the|list the names of all|names of all)\b"));
+/// Wordings that pick one row without a superlative ("which one", "the first", "any one").
+static SINGULAR_PICK: Lazy<Regex> = Lazy::new(|| re(r"\b(first|last|one of|any one|which one|a single|second|third|top|bottom|sample|example|some)\b"));
+/// Comparatives, other superlatives and counted picks ("the tallest", "which is older, A or B",
+/// "name 10 users"): the question may want fewer rows than match, so "all rows" is not asserted.
+static PICK_CUES: Lazy<Regex> = Lazy::new(|| {
+    re(r"\b(\w{3,}est|best|worst|common|at most|\d+(?:st|nd|rd|th)|mostly|predominantly|majority|peak|more|less|higher|lower|older|younger|bigger|smaller|larger|greater|better|worse)\b|\b(?:name|list|pick|show|give|find|select|state)\s+(?:down\s+)?(?:at least\s+)?(?:\d+|two|three|four|five|six|seven|eight|nine|ten)\b")
+});
+const NOT_SUPERLATIVES: &[&str] = &[
+    "interest", "interested", "test", "request", "guest", "west", "forest", "honest", "modest", "manifest", "contest",
+    "suggest", "harvest", "protest", "rest", "nest", "chest", "quest", "digest", "southwest", "northwest", "earnest",
+    "arrest", "invest", "conquest", "everest", "latest", "midwest", "pest", "vest", "zest", "crest", "priest",
+];
+
+fn picks_some(q: &str) -> bool {
+    PICK_CUES.captures_iter(q).any(|m| match m.get(1) {
+        Some(w) => !(w.as_str().ends_with("est") && NOT_SUPERLATIVES.contains(&w.as_str())),
+        None => true,
+    })
+}
+
 static LIST_TOO: Lazy<Regex> = Lazy::new(|| re(r"\b(list|name all|name them|state all|show all)\b"));
 static GROUPING: Lazy<Regex> = Lazy::new(|| re(r"\b(for each|for every|in each|of each|per)\b"));
 static AGGREGATE_CUE: Lazy<Regex> = Lazy::new(|| {
@@ -270,8 +290,11 @@ pub fn extract(question: &str, evidence: Option<&str>) -> Vec<Constraint> {
     }
     // "list all ..." with nothing that limits the rows
     if !limited && !RANK.is_match(&q) {
-        if let Some(m) = ALL_ROWS.captures(&q) {
-            push(Kind::AllRows, &m[1]);
+        match ALL_ROWS.captures(&q) {
+            Some(m) => push(Kind::AllRows, &m[1]),
+            // nothing in the question limits the rows: neither should the SQL
+            None if !SINGULAR_PICK.is_match(&q) && !picks_some(&q) => push(Kind::AllRows, "no number of rows asked"),
+            None => {}
         }
     }
     // BIRD-style evidence maps negated attributes to values ("not carcinogenic refers to label = '-'")
@@ -407,7 +430,7 @@ mod tests {
         assert!(kinds("Which hotels offer top-notch service?").is_empty());
         assert!(kinds("Show customers with at most 2 orders").contains(&"comparison"));
         assert!(!kinds("Show customers with at most 2 orders").contains(&"extreme"));
-        assert!(kinds("List the name of each singer").is_empty());
+        assert_eq!(kinds("List the name of each singer"), ["all_rows"], "\"each\" without an aggregate is not grouping");
     }
 
     #[test]
