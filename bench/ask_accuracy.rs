@@ -183,7 +183,7 @@ fn main() {
     let mut by_level: BTreeMap<(&str, String), (usize, usize)> = BTreeMap::new();
     let mut clients: BTreeMap<String, Client> = BTreeMap::new();
     for q in &chosen {
-        let db = format!("spider_{}", q["db_id"].as_str().unwrap());
+        let db = format!("spider_{}", q["db_id"].as_str().unwrap().to_lowercase());
         let client = clients.entry(db.clone()).or_insert_with(|| connect(&db));
         client.batch_execute("SET client_min_messages = warning").unwrap();
         let gold_sql = q["gold_pg"].as_str().unwrap();
