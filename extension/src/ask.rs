@@ -415,7 +415,11 @@ impl Ask<'_> {
             return self.finish(Attempt { sql, violated: vec![], problems: vec![], fails: false }, false);
         }
         let (mut current, data) = check(&sql, &self.constraints, true);
-        self.trace.step("verify", status_of(&current), summary(&current), Some(sql), data);
+        let mut detail = summary(&current);
+        if data["result"]["empty"] == Value::Bool(true) {
+            detail.push_str(" (note: the result is empty)");
+        }
+        self.trace.step("verify", status_of(&current), detail, Some(sql), data);
 
         let mut repairs = 0;
         let mut earlier: Vec<String> = Vec::new();
