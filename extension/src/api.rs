@@ -130,7 +130,7 @@ fn nl2sql_run(
     run_notice(&e);
     let run_id = e.run_id;
     TableIterator::new(
-        e.rows.into_iter().map(move |r| (run_id, r.step, r.stage, r.status, r.detail, r.sql, Some(JsonB(r.data)))),
+        e.rows.into_iter().map(move |r| r.into_tuple(run_id)),
     )
 }
 
@@ -147,7 +147,7 @@ fn nl2sql_explain(run_id: i64) -> TableIterator<'static, (
 )> {
     let rows = crate::ask::explain(run_id);
     TableIterator::new(
-        rows.into_iter().map(move |r| (Some(run_id), r.step, r.stage, r.status, r.detail, r.sql, Some(JsonB(r.data)))),
+        rows.into_iter().map(move |r| r.into_tuple(Some(run_id))),
     )
 }
 

@@ -132,6 +132,17 @@ pub struct StepRow {
     pub data: Value,
 }
 
+impl StepRow {
+    /// The row as `nl2sql_run` and `nl2sql_explain` return it.
+    #[allow(clippy::type_complexity)]
+    pub fn into_tuple(
+        self,
+        run_id: Option<i64>,
+    ) -> (Option<i64>, i32, String, String, String, Option<String>, Option<pgrx::JsonB>) {
+        (run_id, self.step, self.stage, self.status, self.detail, self.sql, Some(pgrx::JsonB(self.data)))
+    }
+}
+
 /// The explanation of one run.
 pub struct Explanation {
     pub run_id: Option<i64>,
