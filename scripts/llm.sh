@@ -5,7 +5,9 @@
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/env.sh"
 
-RUN="$NL2SQL_WORK/run"
+# The servers are a machine-wide resource bound to their ports, shared by every checkout: their
+# pid files and logs live in the shared cache, so any checkout can stop or switch them.
+RUN="$NL2SQL_CACHE/run"
 mkdir -p "$RUN"
 
 chat_file() {
@@ -29,16 +31,16 @@ start_one() {  # name port args...
     else
         log "starting $name server on 127.0.0.1:$port"
         nohup "$NL2SQL_VENV/bin/python" "$NL2SQL_REPO/scripts/model_server.py" --port "$port" "$@" \
-            > "$NL2SQL_WORK/$name-server.log" 2>&1 &
+            > "$RUN/$name-server.log" 2>&1 &
         echo $! > "$pidfile"
     fi
     local i
     for ((i = 0; i < 240; i++)); do
         healthy "$port" && { log "$name server is up on port $port"; return 0; }
-        kill -0 "$(cat "$pidfile")" 2>/dev/null || die "$name server exited; see $NL2SQL_WORK/$name-server.log"
+        kill -0 "$(cat "$pidfile")" 2>/dev/null || die "$name server exited; see $RUN/$name-server.log"
         sleep 0.5
     done
-    die "$name server did not become healthy in 120 s; see $NL2SQL_WORK/$name-server.log"
+    die "$name server did not become healthy in 120 s; see $RUN/$name-server.log"
 }
 
 stop_one() {
@@ -64,7 +66,7 @@ start() {
         log "chat server runs $running; switching to $(chat_alias)"
         stop_one chat
         if healthy "$NL2SQL_CHAT_PORT"; then
-            die "port $NL2SQL_CHAT_PORT is served by a process this checkout did not start (model $running); stop it, or set NL2SQL_CHAT_PORT"
+            die "port $NL2SQL_CHAT_PORT is served by a process nl2sql's scripts did not start (model $running); stop it, or set NL2SQL_CHAT_PORT"
         fi
     fi
     start_one chat "$NL2SQL_CHAT_PORT" --model "$NL2SQL_MODELS/$file" --alias "$(chat_alias)" \
