@@ -13,4 +13,5 @@ pub mod constraints;
 pub mod context;
 pub mod llm;
 pub mod result;
+pub mod select;
 pub mod sql;
