@@ -15,3 +15,6 @@ pub mod llm;
 pub mod result;
 pub mod select;
 pub mod sql;
+
+/// The SQL parser the analyses use, for the extension's rewrites.
+pub use sqlparser;

@@ -187,3 +187,68 @@ fn nl2sql_verify(
         (v.constraint.name().to_string(), v.constraint.phrase.clone(), v.satisfied, message)
     }))
 }
+
+// --- choosing among candidates -----------------------------------------------------------------
+
+/// Choose among candidate SQL for a question: run them, cluster them by result, and when they
+/// disagree let the model answer the question on tiny separating instances cut from the real
+/// data. One row per candidate; exactly one is chosen when any candidate ran.
+#[pg_extern(volatile, parallel_unsafe)]
+#[allow(clippy::type_complexity)]
+fn nl2sql_select(
+    question: Option<&str>,
+    candidates: Option<Vec<Option<String>>>,
+    evidence: default!(Option<&str>, "NULL"),
+    options: default!(Option<JsonB>, "'{}'"),
+) -> TableIterator<'static, (
+    name!(candidate, i32),
+    name!(sql, String),
+    name!(status, String),
+    name!(error, Option<String>),
+    name!(cluster, Option<i32>),
+    name!(cluster_size, Option<i32>),
+    name!(confidence, Option<f64>),
+    name!(wins, Option<f64>),
+    name!(score, Option<f64>),
+    name!(chosen, bool),
+    name!(reason, String),
+    name!(instance, Option<JsonB>),
+)> {
+    let candidates = candidates.unwrap_or_else(|| {
+        crate::errors::raise("22004", "candidates is NULL", Some("Pass an array of SQL texts."))
+    });
+    let (run_id, rows) = crate::select::select(
+        required_question(question),
+        &candidates,
+        evidence,
+        &options.map(|j| j.0).unwrap_or(Value::Null),
+    );
+    match run_id {
+        Some(id) => pgrx::notice!("nl2sql run {id}: SELECT * FROM nl2sql_explain({id}) shows the duels"),
+        None => pgrx::notice!("nl2sql_select: audit is off"),
+    }
+    TableIterator::new(rows.into_iter().map(|r| {
+        (
+            r.candidate,
+            r.sql,
+            r.status,
+            r.error,
+            r.cluster,
+            r.cluster_size,
+            r.confidence,
+            r.wins,
+            r.score,
+            r.chosen,
+            r.reason,
+            r.instance.map(JsonB),
+        )
+    }))
+}
+
+/// The smallest instance found, cut from the real rows, on which two queries differ: its rows
+/// (foreign-key closure rows marked), both answers on it and the time it took; or the evidence
+/// that the two queries return the same result on the current data.
+#[pg_extern(volatile, parallel_unsafe)]
+fn nl2sql_distinguish(sql_a: &str, sql_b: &str, options: default!(Option<JsonB>, "'{}'")) -> JsonB {
+    JsonB(crate::select::distinguish(sql_a, sql_b, &options.map(|j| j.0).unwrap_or(Value::Null)))
+}

@@ -30,6 +30,9 @@ pub static MAX_REPAIRS: GucSetting<i32> = GucSetting::<i32>::new(3);
 pub static PROBE_ROWS: GucSetting<i32> = GucSetting::<i32>::new(5);
 pub static SCHEMA_TOKEN_BUDGET: GucSetting<i32> = GucSetting::<i32>::new(1200);
 pub static TEMPERATURE: GucSetting<f64> = GucSetting::<f64>::new(0.0);
+pub static SELECT_GATE: GucSetting<f64> = GucSetting::<f64>::new(0.6);
+pub static SELECT_MAX_PAIRS: GucSetting<i32> = GucSetting::<i32>::new(6);
+pub static INSTANCE_TIME_MS: GucSetting<i32> = GucSetting::<i32>::new(3_000);
 
 pub fn init() {
     GucRegistry::define_string_guc(
@@ -185,6 +188,36 @@ pub fn init() {
         &TEMPERATURE,
         0.0,
         2.0,
+        GucContext::Userset,
+        GucFlags::default(),
+    );
+    GucRegistry::define_float_guc(
+        c"nl2sql.select_gate",
+        c"nl2sql_select chooses the largest result cluster without the model when its share of the candidates reaches this.",
+        c"1 always runs the tournament when candidates disagree; 0 never asks the model.",
+        &SELECT_GATE,
+        0.0,
+        1.0,
+        GucContext::Userset,
+        GucFlags::default(),
+    );
+    GucRegistry::define_int_guc(
+        c"nl2sql.select_max_pairs",
+        c"Most duels (pairs of result clusters) one nl2sql_select call plays.",
+        c"",
+        &SELECT_MAX_PAIRS,
+        0,
+        100,
+        GucContext::Userset,
+        GucFlags::default(),
+    );
+    GucRegistry::define_int_guc(
+        c"nl2sql.instance_time_ms",
+        c"Time budget for finding and shrinking one separating instance, in milliseconds.",
+        c"",
+        &INSTANCE_TIME_MS,
+        10,
+        600_000,
         GucContext::Userset,
         GucFlags::default(),
     );

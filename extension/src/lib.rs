@@ -11,6 +11,7 @@ pub mod ask;
 pub mod errors;
 pub mod gucs;
 pub mod llm;
+pub mod select;
 pub mod spi;
 
 pgrx::pg_module_magic!();

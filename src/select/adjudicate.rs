@@ -17,21 +17,28 @@ pub enum Verdict {
     Draw,
 }
 
-/// The JSON schema of the model's answer: a short reasoning, then the answer rows.
-pub fn answer_schema() -> Value {
+/// The JSON schema of the model's answer: a short reasoning, then at most 50 answer rows of
+/// exactly `width` values each.
+pub fn answer_schema(width: usize) -> Value {
+    let width = width.max(1);
     json!({
         "type": "object",
         "properties": {
-            "reasoning": {"type": "string", "maxLength": 800},
-            "rows": {"type": "array", "items": {"type": "array", "items": {"type": ["string", "number", "boolean", "null"]}}}
+            "reasoning": {"type": "string", "maxLength": 600},
+            "rows": {"type": "array", "maxItems": 50, "items": {
+                "type": "array", "minItems": width, "maxItems": width,
+                "items": {"type": ["string", "number", "boolean", "null"]}
+            }}
         },
         "required": ["reasoning", "rows"]
     })
 }
 
 /// The messages of one vote. `schema` describes the instance's tables; `instance` holds their rows
-/// (`{"table": [{"column": value, ...}, ...]}`); `columns` is how many values an answer row has.
-pub fn messages(question: &str, evidence: Option<&str>, schema: &str, instance: &Value, columns: usize) -> Vec<Message> {
+/// (`{"table": [{"column": value, ...}, ...]}`); `width` is how many values an answer row has, and
+/// `names` their names when both candidates name their output columns alike (else empty): it
+/// tells the model what to return without favouring either candidate.
+pub fn messages(question: &str, evidence: Option<&str>, schema: &str, instance: &Value, width: usize, names: &[String]) -> Vec<Message> {
     let system = "You are an expert in SQL databases and careful reading. You are given a very small database: \
                   every row of every table is shown. Answer the question by reading these rows only, as a correct \
                   SQL query on this database would: apply every condition of the question to each row, join rows \
@@ -41,9 +48,10 @@ pub fn messages(question: &str, evidence: Option<&str>, schema: &str, instance: 
     if let Some(e) = evidence.filter(|e| !e.trim().is_empty()) {
         user.push_str(&format!("Hint: {e}\n"));
     }
+    let named = if names.len() == width && !names.is_empty() { format!(" ({})", names.join(", ")) } else { String::new() };
     user.push_str(&format!(
-        "Each answer tuple has exactly {columns} value{}. Go through the rows one by one in \"reasoning\" (briefly), then give \"rows\".",
-        if columns == 1 { "" } else { "s" }
+        "Each answer tuple has exactly {width} value{}{named}. Check each row against the question in \"reasoning\" (briefly), then give \"rows\".",
+        if width == 1 { "" } else { "s" }
     ));
     vec![Message::system(system), Message::user(user)]
 }
@@ -93,6 +101,15 @@ pub fn majority(votes: &[Verdict]) -> Verdict {
 mod tests {
     use super::super::answer::RowSemantics;
     use super::*;
+
+    #[test]
+    fn prompt_names_the_columns_only_when_given() {
+        let m = messages("q?", Some("hint"), "t(a int)", &json!({"t": [{"a": 1}]}), 2, &["name".into(), "n".into()]);
+        assert!(m[1].content.contains("exactly 2 values (name, n)") && m[1].content.contains("Hint: hint"));
+        let m = messages("q?", None, "t(a int)", &json!({}), 1, &[]);
+        assert!(m[1].content.contains("exactly 1 value.") && !m[1].content.contains("Hint"));
+        assert_eq!(answer_schema(3)["properties"]["rows"]["items"]["minItems"], 3);
+    }
 
     #[test]
     fn parses_rows_in_normal_form() {

@@ -3,3 +3,4 @@
 pub mod audit;
 pub mod catalog;
 pub mod executor;
+pub mod instance;
