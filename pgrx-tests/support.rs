@@ -65,3 +65,18 @@ fn scripted_llm(contents: &'static [&'static str], requests: usize) -> String {
     });
     format!("http://127.0.0.1:{port}/v1")
 }
+
+/// The SQLSTATE and message of the error `expr` raises (an SQL expression), caught in a
+/// subtransaction so the test's transaction goes on; `None` if it raises nothing.
+fn error_of(expr: &str) -> Option<String> {
+    exec(&format!(
+        "CREATE OR REPLACE FUNCTION pg_temp.error_of() RETURNS text LANGUAGE plpgsql AS $f$
+         BEGIN
+             PERFORM {expr};
+             RETURN NULL;
+         EXCEPTION WHEN OTHERS THEN
+             RETURN SQLSTATE || ': ' || SQLERRM;
+         END $f$"
+    ));
+    Spi::get_one::<String>("SELECT pg_temp.error_of()").unwrap()
+}

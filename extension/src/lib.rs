@@ -37,6 +37,7 @@ mod tests {
     include!("../../pgrx-tests/audit.rs");
     include!("../../pgrx-tests/llm.rs");
     include!("../../pgrx-tests/ask.rs");
+    include!("../../pgrx-tests/select.rs");
 }
 
 /// Required by `cargo pgrx test`.
