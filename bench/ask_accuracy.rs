@@ -16,12 +16,14 @@
 //! without that LIMIT.
 
 use std::collections::BTreeMap;
+
+#[path = "spider.rs"]
+mod spider;
+use spider::{connect, rows, same, within, without_limit};
 use std::time::Instant;
 
-use postgres::{Client, NoTls};
+use postgres::Client;
 use serde_json::Value;
-use sqlparser::dialect::PostgreSqlDialect;
-use sqlparser::parser::Parser;
 
 const CONFIGS: &[(&str, &str)] = &[
     ("zero_shot", r#"{"probe": false, "verify": false}"#),
@@ -39,108 +41,6 @@ struct Tally {
     prompt_tokens: i64,
     completion_tokens: i64,
     seconds: f64,
-}
-
-fn connect(db: &str) -> Client {
-    let sock = std::env::var("NL2SQL_SOCKDIR").unwrap_or_else(|_| format!("{}/.work/run", env!("CARGO_MANIFEST_DIR")));
-    let port = std::env::var("NL2SQL_PGPORT").unwrap_or_else(|_| "54815".into());
-    Client::connect(&format!("host={sock} port={port} user=postgres dbname={db}"), NoTls)
-        .unwrap_or_else(|e| panic!("connect to {db}: {e} (run bench/load_spider.sh first)"))
-}
-
-/// Rows of `sql` as normalised JSON values, through the safe executor.
-fn rows(client: &mut Client, sql: &str) -> Result<Vec<Vec<Value>>, String> {
-    let v: Value = client
-        .query_one("SELECT nl2sql_try($1, 100000)::text", &[&sql])
-        .map_err(|e| e.to_string())
-        .and_then(|r| serde_json::from_str(&r.get::<_, String>(0)).map_err(|e| e.to_string()))?;
-    if v["ok"] != Value::Bool(true) {
-        return Err(v["error"].as_str().unwrap_or("failed").to_string());
-    }
-    Ok(v["rows"].as_array().cloned().unwrap_or_default().into_iter().map(|r| r.as_array().cloned().unwrap_or_default()).collect())
-}
-
-fn key(v: &Value) -> String {
-    match v {
-        Value::Number(n) => {
-            let f = n.as_f64().unwrap_or(0.0);
-            if f == 0.0 { "n:0".into() } else { format!("n:{:.6e}", f) }
-        }
-        Value::String(s) => match s.parse::<f64>() {
-            // text that is a number compares as a number (SQLite-derived golds mix the two)
-            Ok(f) if s.trim() == s && !s.is_empty() => format!("n:{:.6e}", f),
-            _ => format!("s:{s}"),
-        },
-        Value::Null => "null".into(),
-        other => format!("o:{other}"),
-    }
-}
-
-fn permutations(n: usize) -> Vec<Vec<usize>> {
-    if n == 0 {
-        return vec![vec![]];
-    }
-    if n > 6 {
-        return vec![(0..n).collect()];
-    }
-    let mut out = Vec::new();
-    for p in permutations(n - 1) {
-        for i in 0..=p.len() {
-            let mut q = p.clone();
-            q.insert(i, n - 1);
-            out.push(q);
-        }
-    }
-    out
-}
-
-fn project(rows: &[Vec<Value>], perm: &[usize]) -> Vec<Vec<String>> {
-    rows.iter().map(|r| perm.iter().map(|&i| r.get(i).map(key).unwrap_or_default()).collect()).collect()
-}
-
-fn same(pred: &[Vec<Value>], gold: &[Vec<Value>], ordered: bool) -> bool {
-    let width = gold.first().map_or(0, Vec::len);
-    if pred.len() != gold.len() || pred.first().map_or(0, Vec::len) != width {
-        return pred.is_empty() && gold.is_empty();
-    }
-    let mut g = project(gold, &(0..width).collect::<Vec<_>>());
-    if !ordered {
-        g.sort();
-    }
-    permutations(width).iter().any(|perm| {
-        let mut p = project(pred, perm);
-        if !ordered {
-            p.sort();
-        }
-        p == g
-    })
-}
-
-/// Every predicted row among the gold's rows without its LIMIT (as a multiset).
-fn within(pred: &[Vec<Value>], pool: &[Vec<Value>]) -> bool {
-    let width = pool.first().map_or(0, Vec::len);
-    if pred.first().map_or(0, Vec::len) != width {
-        return false;
-    }
-    permutations(width).iter().any(|perm| {
-        let mut counts: BTreeMap<Vec<String>, i64> = BTreeMap::new();
-        for r in project(pool, &(0..width).collect::<Vec<_>>()) {
-            *counts.entry(r).or_default() += 1;
-        }
-        project(pred, perm).into_iter().all(|r| {
-            let c = counts.entry(r).or_default();
-            *c -= 1;
-            *c >= 0
-        })
-    })
-}
-
-/// The gold without its outermost LIMIT, if it has one (on the AST).
-fn without_limit(sql: &str) -> Option<String> {
-    let mut stmts = Parser::parse_sql(&PostgreSqlDialect {}, sql).ok()?;
-    let sqlparser::ast::Statement::Query(q) = stmts.get_mut(0)? else { return None };
-    q.limit_clause.take()?;
-    Some(q.to_string())
 }
 
 fn main() {

@@ -7,6 +7,8 @@
 //! - Rows enter an instance only through `INSERT … SELECT * FROM <table> WHERE ctid = ANY(…)` run
 //!   as the caller (or as `nl2sql.execution_role`): table and column privileges and row-level
 //!   security apply, so an instance holds only rows the caller can SELECT.
+//! - Instance tables copy their table's columns, primary key and unique indexes (so a query
+//!   grouping by a primary key keeps its functional dependency), nothing else.
 //! - Every read of the real tables and every run of a candidate goes through the safe executor
 //!   (read-only, bounded in time and rows).
 
@@ -105,7 +107,7 @@ pub fn with_instance_space<R>(
                 .unwrap_or_else(|e| crate::errors::raise("XX000", format!("set_config(role): {e}"), None));
         }
         for (i, rel) in relations.iter().enumerate() {
-            Spi::run(&format!("CREATE TEMP TABLE {} (LIKE {rel})", instance_table(i))).unwrap_or_else(|e| {
+            Spi::run(&format!("CREATE TEMP TABLE {} (LIKE {rel} INCLUDING INDEXES)", instance_table(i))).unwrap_or_else(|e| {
                 crate::errors::raise("XX000", format!("could not create an instance table for {rel}: {e}"), None)
             });
         }
