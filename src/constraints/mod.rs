@@ -142,6 +142,15 @@ static SUPERLATIVE: Lazy<Regex> = Lazy::new(|| {
 });
 static AT_MOST_LEAST: Lazy<Regex> = Lazy::new(|| re(r"\bat\s+(?:most|least)\b|\b(?:no|not)\s+(?:more|less|fewer)\b"));
 static DISTINCT: Lazy<Regex> = Lazy::new(|| re(r"\b(distinct|different|unique)\b"));
+static NOT_DISTINCT: Lazy<Regex> = Lazy::new(|| {
+    re(r"^(?:different\s+(?:from|than)\b|unique\s+(?:id|ids|identifier|identifiers|identification|number|numbers|code|codes|key|keys)\b)")
+});
+/// "ordered from the oldest to the youngest": a sort order, not a pick of the extreme row.
+static ORDER_RANGE: Lazy<Regex> = Lazy::new(|| re(r"\bfrom\s+(?:the\s+)?\w+\s+to\s+(?:the\s+)?\w+est\b"));
+/// A percentage of another quantity: `80% of the average`.
+static RELATIVE_AFTER: Lazy<Regex> = Lazy::new(|| re(r"^(?:%|\s*percent)\s+of\b"));
+/// A verb that asks for a number of rows: "list at least five ..." is not a comparison.
+static ROWS_VERB_BEFORE: Lazy<Regex> = Lazy::new(|| re(r"\b(?:name|list|pick|show|give|find|select|state)\s+(?:down\s+)?$"));
 static COUNT: Lazy<Regex> = Lazy::new(|| {
     re(r"^\s*(how many)\b|\b(?:what is|what's|find|show|give|return|list|count|tell me)\s+(?:me\s+)?(?:the\s+)?(?:total\s+)?(number of)\b|^\s*(count)\b")
 });
@@ -150,7 +159,7 @@ static AVERAGE: Lazy<Regex> = Lazy::new(|| re(r"\b(average|mean)\b"));
 static SUM: Lazy<Regex> = Lazy::new(|| re(r"\b(sum of|sum up|in total|total amount of|total sum of)\b"));
 static RANK: Lazy<Regex> = Lazy::new(|| re(r"\b(rank|ranking)\b"));
 static COMPARISON: Lazy<Regex> = Lazy::new(|| {
-    re(r"\b((?:not |no )?(?:more than|greater than|larger than|higher than|bigger than|less than|fewer than|lower than|smaller than)|over|above|exceeding|under|below|at least|at most)\s+(\d+(?:,\d{3})*(?:\.\d+)?|one|two|three|four|five|six|seven|eight|nine|ten|twenty|fifty|hundred)(?:\s|$|[.,;?!)])")
+    re(r"\b((?:not |no )?(?:more than|greater than|larger than|higher than|bigger than|less than|fewer than|lower than|smaller than)|over|above|exceeding|under|below|at least|at most)\s+(\d+(?:,\d{3})*(?:\.\d+)?|one|two|three|four|five|six|seven|eight|nine|ten|twenty|fifty|hundred)(?:\s|$|[.,;?!)%])")
 });
 static QUOTED: Lazy<Regex> = Lazy::new(|| {
     re(r#"(?:^|[\s(])(?:'([^']{1,80})'|"([^"]{1,80})")(?:$|[\s).,;:?!])"#)
@@ -179,6 +188,7 @@ fn picks_some(q: &str) -> bool {
 
 static LIST_TOO: Lazy<Regex> = Lazy::new(|| re(r"\b(list|name all|name them|state all|show all)\b"));
 static GROUPING: Lazy<Regex> = Lazy::new(|| re(r"\b(for each|for every|in each|of each|per)\b"));
+static RATE_BEFORE: Lazy<Regex> = Lazy::new(|| re(r"\d\s*$"));
 static AGGREGATE_CUE: Lazy<Regex> = Lazy::new(|| {
     re(r"\b(how many|number of|count|average|mean|total|sum|maximum|minimum|highest|lowest|most|least)\b")
 });
@@ -229,6 +239,7 @@ pub fn extract(question: &str, evidence: Option<&str>) -> Vec<Constraint> {
     let mut limited = has_top_k;
     if !has_top_k {
         let masked = AT_MOST_LEAST.replace_all(&q, " ");
+        let masked = ORDER_RANGE.replace_all(&masked, " ");
         if let Some(m) = SUPERLATIVE.captures(&masked) {
             let word = m[1].to_string();
             let largest = if UNDIRECTED.contains(&word.as_str()) { None } else { direction_of(&word) };
@@ -236,7 +247,8 @@ pub fn extract(question: &str, evidence: Option<&str>) -> Vec<Constraint> {
             limited = true;
         }
     }
-    if let Some(m) = DISTINCT.captures(&q) {
+    // "different from" is an inequality, "unique id" an attribute: neither asks for DISTINCT
+    if let Some(m) = DISTINCT.captures_iter(&q).find(|m| !NOT_DISTINCT.is_match(&q[m.get(0).expect("match").start()..])) {
         push(Kind::Distinct, &m[1]);
     }
     // "How many ...? List them." asks for the rows as well: no single count then
@@ -260,6 +272,11 @@ pub fn extract(question: &str, evidence: Option<&str>) -> Vec<Constraint> {
         push(Kind::Ranking, &m[1]);
     }
     for m in COMPARISON.captures_iter(&q) {
+        let (start, end) = (m.get(0).expect("match").start(), m.get(0).expect("match").end());
+        // "list at least five ..." counts rows; "greater than 80% of the average" is relative
+        if ROWS_VERB_BEFORE.is_match(&q[..start]) || RELATIVE_AFTER.is_match(&q[end.saturating_sub(1)..]) {
+            continue;
+        }
         let number = m[2].replace(',', "");
         let Some(value) = number.parse::<f64>().ok().or_else(|| parse_count(&number).map(|n| n as f64)) else {
             continue;
@@ -283,7 +300,9 @@ pub fn extract(question: &str, evidence: Option<&str>) -> Vec<Constraint> {
             push(Kind::Literal { value: m[1].to_string() }, &m[0]);
         }
     }
-    if let Some(m) = GROUPING.captures(&q) {
+    // "250,000 per account" is a rate, not a grouping
+    let rate = |m: &regex::Captures| m[1].starts_with("per") && RATE_BEFORE.is_match(&q[..m.get(0).expect("match").start()]);
+    if let Some(m) = GROUPING.captures_iter(&q).find(|m| !rate(m)) {
         if AGGREGATE_CUE.is_match(&q) {
             push(Kind::Grouping, &m[1]);
         }
@@ -329,11 +348,22 @@ fn number_matches(text: &str, value: f64) -> bool {
 }
 
 /// Check one constraint against the facts of a query.
+/// Column names that hold a rank.
+const RANK_WORDS: &[&str] = &["rank", "position", "place", "standing"];
+
 pub fn verify(c: &Constraint, f: &QueryFacts) -> Verdict {
     let ordered_limit = !f.order_desc.is_empty() && !f.limits.is_empty();
     let satisfied = match &c.kind {
         Kind::Distinct => f.distinct || f.group_by || f.set_operation,
-        Kind::TopK { k, .. } => f.limits.contains(k) && !f.order_desc.is_empty(),
+        Kind::TopK { k, .. } => {
+            // or a rank threshold: `rnk <= k`, `rank < k + 1`
+            let k = *k as f64;
+            let threshold = f.comparisons.iter().any(|c| {
+                (c.op == CompareOp::LtEq && c.value == k) || (c.op == CompareOp::Lt && c.value == k + 1.0)
+            });
+            (f.limits.contains(&(k as u64)) && !f.order_desc.is_empty())
+                || (threshold && (f.has_function(&["rank", "dense_rank", "row_number"]) || f.identifier_mentions(RANK_WORDS)))
+        }
         Kind::Extreme { largest } => {
             let agg = match largest {
                 Some(true) => f.has_function(&["max"]),
@@ -344,12 +374,15 @@ pub fn verify(c: &Constraint, f: &QueryFacts) -> Verdict {
                 "max", "min", "high", "low", "most", "least", "large", "small", "old", "young", "late", "early",
                 "recent", "long", "short", "best", "worst", "fast", "slow", "cheap",
             ];
-            ordered_limit || agg || f.window || f.identifier_mentions(&words)
+            // "ranked the highest" is rank 1
+            let rank_one = f.identifier_mentions(RANK_WORDS)
+                && f.comparisons.iter().any(|c| c.op == CompareOp::Eq && c.value == 1.0);
+            ordered_limit || agg || f.window || f.identifier_mentions(&words) || rank_one
         }
         Kind::Ranking => {
             f.has_function(&["rank", "dense_rank", "row_number"])
                 || !f.order_desc.is_empty()
-                || f.identifier_mentions(&["rank"])
+                || f.identifier_mentions(RANK_WORDS)
         }
         Kind::Count => f.has_function(&["count", "sum"]) || f.identifier_mentions(&["count", "num", "number"]),
         Kind::Percentage => {
@@ -364,8 +397,11 @@ pub fn verify(c: &Constraint, f: &QueryFacts) -> Verdict {
             };
             // "more than 5" is `> 5` or `>= 6`
             let near = |v: f64| [0.0, 1.0, -1.0].iter().any(|d| (v - (value + d)).abs() < 1e-9);
+            // a count stored per threshold: "test takers with a score over 1500" is `NumGE1500`
+            let in_name = *value >= 10.0 && value.fract() == 0.0 && f.identifier_mentions(&[&format!("{}", *value as u64)]);
             f.comparisons.iter().any(|cmp| ok_ops.contains(&cmp.op) && near(cmp.value))
                 || f.between.iter().any(|(l, h)| near(*l) || near(*h))
+                || in_name
                 || f.limits.iter().any(|l| (*l as f64 - value).abs() < 1e-9)
         }
         Kind::Literal { value } => {
@@ -378,7 +414,10 @@ pub fn verify(c: &Constraint, f: &QueryFacts) -> Verdict {
                 || (year && f.numbers.iter().chain(f.strings.iter()).any(|t| year_in(t, &v, &c.phrase)))
                 || f.identifiers.contains(&v)
         }
-        Kind::Grouping => f.group_by || f.window || f.distinct,
+        // with no aggregate at all, every row is already one per entity
+        Kind::Grouping => {
+            f.group_by || f.window || f.distinct || !f.has_function(&["count", "sum", "avg", "min", "max", "total"])
+        }
         Kind::Negation => f.negation || f.set_operation || f.falsy_equality,
         Kind::AllRows => !f.outer_limit,
     };
@@ -416,6 +455,38 @@ mod tests {
     fn holds(q: &str, sql: &str) -> bool {
         let f = facts_of(sql, SqlDialect::Postgres).unwrap();
         extract(q, None).iter().all(|c| verify(c, &f).satisfied)
+    }
+
+    #[test]
+    fn wordings_that_only_look_like_constraints() {
+        // inequality and an attribute name, not DISTINCT
+        assert!(!kinds("Whose permanent address is different from his current address?").contains(&"distinct"));
+        assert!(!kinds("What is the unique id of the set with the most cards?").contains(&"distinct"));
+        assert!(kinds("How many different cities are there?").contains(&"distinct"));
+        // a sort order, not the extreme row
+        assert!(!kinds("Show the names ordered by age from the oldest to the youngest.").contains(&"extreme"));
+        // a number of rows, not a comparison; a relative threshold, not a literal one
+        assert!(!kinds("List down at least five names of heroes.").contains(&"comparison"));
+        assert!(!kinds("Which heroes are taller than 80% of the average height?").contains(&"comparison"));
+        let c = extract("How many schools have a rate less than 0.18%?", None);
+        assert!(c.iter().any(|c| c.kind == Kind::Comparison { op: Direction::Less, value: 0.18 }), "{c:?}");
+        // "per" after a number is a rate
+        assert!(!kinds("How many loans of at least 250,000 per account were approved?").contains(&"grouping"));
+        assert!(kinds("How many loans per account were approved?").contains(&"grouping"));
+    }
+
+    #[test]
+    fn checks_accept_equivalent_forms() {
+        // top-k as a rank threshold
+        assert!(holds("List the top 5 schools by score.", "SELECT s FROM (SELECT s, rank() OVER (ORDER BY x DESC) AS r FROM t) q WHERE r <= 5"));
+        assert!(!holds("List the top 5 schools by score.", "SELECT s FROM t WHERE x <= 5"));
+        // "for each" without any aggregate: every row is per entity already
+        assert!(holds("What is the score of each school with the highest budget?", "SELECT school, score FROM t ORDER BY budget DESC LIMIT 1"));
+        assert!(!holds("What is the average score of each school?", "SELECT avg(score) FROM t"));
+        // a threshold stored in a column name
+        assert!(holds("Which school has the most test takers with a score over 1500?", "SELECT s FROM t ORDER BY numge1500 DESC LIMIT 1"));
+        // ranked the highest: rank 1
+        assert!(holds("In which race did Lewis rank the highest?", "SELECT name FROM races WHERE rank = 1"));
     }
 
     #[test]
