@@ -114,7 +114,15 @@ fn ask_an_unusable_probe_step_stops_probing_not_the_run() {
     let steps: Vec<(&str, &str)> = rows.iter().map(|(s, st, _)| (s.as_str(), st.as_str())).collect();
     assert_eq!(
         steps,
-        [("schema", "ok"), ("constraints", "ok"), ("probe", "error"), ("generate", "ok"), ("verify", "ok"), ("chosen", "ok")]
+        [
+            ("schema", "ok"),
+            ("values", "skipped"),
+            ("constraints", "ok"),
+            ("probe", "error"),
+            ("generate", "ok"),
+            ("verify", "ok"),
+            ("chosen", "ok")
+        ]
     );
 }
 
@@ -126,8 +134,8 @@ fn ask_repair_loop_replaces_a_violating_sql() {
     exec(&format!("SET LOCAL nl2sql.llm_endpoint = '{url}'"));
     let (_, rows) = run_question("How many books are there?", "{\"probe\": false}");
     let steps: Vec<(&str, &str)> = rows.iter().map(|(s, st, _)| (s.as_str(), st.as_str())).collect();
-    assert_eq!(steps[2], ("probe", "skipped"));
-    assert_eq!(steps[3..], [("generate", "ok"), ("verify", "violations"), ("repair", "ok"), ("chosen", "ok")]);
+    assert_eq!(steps[3], ("probe", "skipped"));
+    assert_eq!(steps[4..], [("generate", "ok"), ("verify", "violations"), ("repair", "ok"), ("chosen", "ok")]);
     assert_eq!(rows.last().unwrap().2.as_deref(), Some("SELECT count(*) FROM books"));
 }
 

@@ -58,3 +58,51 @@ GRANT SELECT ON nl2sql.runs, nl2sql.steps TO PUBLIC;
 -- pg_dump keeps the audit log.
 SELECT pg_catalog.pg_extension_config_dump('nl2sql.runs', '');
 SELECT pg_catalog.pg_extension_config_dump('nl2sql.steps', '');
+
+-- The value index: distinct values of text columns worth indexing, with their embeddings (pgvector) for
+-- semantic matches and a trigram index (pg_trgm) for lexical ones. Written only by nl2sql_index_values
+-- (with the extension owner's privileges, from values the calling user could SELECT); read only through
+-- nl2sql_search_values, which returns a value only if the caller can SELECT it now. No user reads it directly.
+CREATE TABLE nl2sql.value_index (
+    table_schema name NOT NULL,
+    table_name   name NOT NULL,
+    column_name  name NOT NULL,
+    value        text NOT NULL,
+    embedding    vector(384) NOT NULL,
+    model        text NOT NULL,
+    indexed_at   timestamptz NOT NULL DEFAULT now(),
+    PRIMARY KEY (table_schema, table_name, column_name, value)
+);
+COMMENT ON TABLE nl2sql.value_index IS 'nl2sql value index: distinct column values with embeddings; read through nl2sql_search_values only';
+CREATE INDEX value_index_embedding ON nl2sql.value_index USING hnsw (embedding vector_cosine_ops);
+CREATE INDEX value_index_trigram ON nl2sql.value_index USING gin (value gin_trgm_ops);
+REVOKE ALL ON nl2sql.value_index FROM PUBLIC;
+
+-- One row per column nl2sql_index_values looked at: indexed or skipped (and why), with counts and times.
+CREATE TABLE nl2sql.value_columns (
+    table_schema     name NOT NULL,
+    table_name       name NOT NULL,
+    column_name      name NOT NULL,
+    status           text NOT NULL CHECK (status IN ('indexed', 'skipped')),
+    reason           text,
+    distinct_values  bigint,
+    indexed_values   bigint NOT NULL DEFAULT 0,
+    model            text,
+    refreshed_at     timestamptz NOT NULL DEFAULT now(),
+    changes_at_refresh bigint,
+    PRIMARY KEY (table_schema, table_name, column_name)
+);
+REVOKE ALL ON nl2sql.value_columns FROM PUBLIC;
+
+-- What is indexed and how stale it is, for the columns the current user may SELECT.
+CREATE VIEW nl2sql.value_index_status AS
+SELECT c.table_schema, c.table_name, c.column_name, c.status, c.reason, c.distinct_values, c.indexed_values,
+       c.model, c.refreshed_at, now() - c.refreshed_at AS age,
+       (SELECT s.n_tup_ins + s.n_tup_upd + s.n_tup_del FROM pg_catalog.pg_stat_all_tables s
+         WHERE s.schemaname = c.table_schema AND s.relname = c.table_name) - c.changes_at_refresh
+         AS rows_changed_since
+  FROM nl2sql.value_columns c
+ WHERE pg_catalog.to_regclass(pg_catalog.format('%I.%I', c.table_schema, c.table_name)) IS NOT NULL
+   AND pg_catalog.has_column_privilege(pg_catalog.format('%I.%I', c.table_schema, c.table_name), c.column_name, 'SELECT');
+COMMENT ON VIEW nl2sql.value_index_status IS 'nl2sql value index: per column, indexed or skipped, counts, age, rows changed since the refresh';
+GRANT SELECT ON nl2sql.value_index_status TO PUBLIC;

@@ -11,6 +11,7 @@ pub mod ask;
 pub mod catalog;
 pub mod constraints;
 pub mod context;
+pub mod ground;
 pub mod llm;
 pub mod result;
 pub mod select;

@@ -252,3 +252,54 @@ fn nl2sql_select(
 fn nl2sql_distinguish(sql_a: &str, sql_b: &str, options: default!(Option<JsonB>, "'{}'")) -> JsonB {
     JsonB(crate::select::distinguish(sql_a, sql_b, &options.map(|j| j.0).unwrap_or(Value::Null)))
 }
+
+// --- the value index -------------------------------------------------------------------------------
+
+/// Build or refresh the value index for one relation (or every relation you can SELECT): text
+/// columns worth indexing get their distinct values embedded (only values not indexed yet).
+#[pg_extern(volatile, parallel_unsafe)]
+#[allow(clippy::type_complexity)]
+fn nl2sql_index_values(
+    target: default!(Option<pgrx::PgRelation>, "NULL"),
+) -> TableIterator<'static, (
+    name!(table_schema, String),
+    name!(table_name, String),
+    name!(column_name, String),
+    name!(status, String),
+    name!(reason, Option<String>),
+    name!(values, i64),
+    name!(embedded, i64),
+    name!(removed, i64),
+)> {
+    let rows = crate::values::index_values(target.map(|r| r.oid()));
+    TableIterator::new(rows.into_iter().map(|c| {
+        (c.table.schema, c.table.name, c.column, c.status.to_string(), c.reason, c.values, c.embedded, c.removed)
+    }))
+}
+
+/// Values in the index that a text names (by embedding similarity or trigram word similarity),
+/// restricted to values you can SELECT now.
+#[pg_extern(volatile, parallel_unsafe)]
+#[allow(clippy::type_complexity)]
+fn nl2sql_search_values(
+    text: &str,
+    max_results: default!(i32, 10),
+    per_column: default!(i32, 3),
+    min_score: default!(f64, 0.45),
+) -> TableIterator<'static, (
+    name!(table_schema, String),
+    name!(table_name, String),
+    name!(column_name, String),
+    name!(value, String),
+    name!(score, f64),
+    name!(matched_by, String),
+)> {
+    if max_results < 1 || per_column < 1 || !(0.0..=1.0).contains(&min_score) {
+        crate::errors::raise("22023", "max_results and per_column must be positive, min_score in [0, 1]", None);
+    }
+    let hits = crate::values::search_values(text, max_results as usize, per_column as usize, min_score);
+    TableIterator::new(hits.into_iter().map(|m| {
+        let (score, by) = (m.score(), m.matched_by().to_string());
+        (m.table.schema, m.table.name, m.column, m.value, score, by)
+    }))
+}

@@ -36,13 +36,15 @@ pub struct AskOptions {
     pub probe: bool,
     pub verify: bool,
     pub repair: bool,
+    /// Look the question's values up in the value index.
+    pub values: bool,
     /// Rows `nl2sql_execute` returns.
     pub max_rows: i32,
 }
 
 const OPTION_KEYS: &[&str] = &[
     "max_probes", "max_repairs", "probe_rows", "schema_token_budget", "temperature", "model", "seed", "probe",
-    "verify", "repair", "max_rows",
+    "verify", "repair", "values", "max_rows",
 ];
 
 fn bad_option(key: &str, want: &str) -> ! {
@@ -101,6 +103,7 @@ impl AskOptions {
             probe: flag("probe"),
             verify: flag("verify"),
             repair: flag("repair"),
+            values: flag("values"),
             max_rows: count("max_rows", gucs::MAX_ROWS_LIMIT.get(), 1_000_000) as i32,
         }
     }
@@ -112,6 +115,7 @@ impl AskOptions {
             "max_probes": if self.probe { self.max_probes } else { 0 },
             "max_repairs": if self.repair && self.verify { self.max_repairs } else { 0 },
             "verify": self.verify,
+            "values": self.values,
             "probe_rows": self.probe_rows,
             "schema_token_budget": self.schema_token_budget,
             "temperature": self.temperature,
@@ -576,8 +580,48 @@ pub fn ask(function: &str, question: &str, evidence: Option<&str>, options: &Val
         json!({"tables": names(&schema.tables), "cut": names(&schema.cut), "tokens": schema.tokens, "text": schema.text}),
     );
 
+    let mut grounding = Grounding::default();
+    if opts.values {
+        ground_values(question, &schema.tables, &mut grounding, &mut trace);
+    }
     let constraints = constraints::extract(question, evidence);
-    Ask { catalog, question, evidence, opts: &opts, endpoint, schema, constraints, grounding: Grounding::default(), trace }.run()
+    Ask { catalog, question, evidence, opts: &opts, endpoint, schema, constraints, grounding, trace }.run()
+}
+
+/// The `values` stage: values of the schema's tables that the question names, from the value
+/// index, become value mappings of the grounding.
+fn ground_values(question: &str, tables: &[nl2sql_core::catalog::RelName], grounding: &mut Grounding, trace: &mut Trace) {
+    if !crate::values::indexed_any(tables) {
+        trace.step(
+            "values",
+            "skipped",
+            "no column of these tables is in the value index (nl2sql_index_values builds it)".into(),
+            None,
+            Value::Null,
+        );
+        return;
+    }
+    match crate::values::try_search_values(question, 8, 2, 0.5) {
+        Ok(hits) => {
+            let hits: Vec<_> = hits.into_iter().filter(|h| tables.contains(&h.table)).collect();
+            for h in &hits {
+                grounding.value_mappings.insert(
+                    h.value.clone(),
+                    format!("{}.{} = {}", h.table, quote_ident(&h.column), nl2sql_core::ground::values::literal(&h.value)),
+                );
+            }
+            let shown: Vec<String> = hits.iter().map(|h| format!("{}.{} = '{}'", h.table.name, h.column, h.value)).collect();
+            trace.step(
+                "values",
+                "ok",
+                if shown.is_empty() { "no indexed value matches the question".into() } else { format!("matched {}", shown.join(", ")) },
+                None,
+                json!(hits.iter().map(|h| json!({"table": h.table.to_string(), "column": h.column, "value": h.value,
+                    "score": h.score(), "matched_by": h.matched_by()})).collect::<Vec<_>>()),
+            );
+        }
+        Err(e) => trace.step("values", "error", format!("the value index could not be searched: {e}"), None, Value::Null),
+    }
 }
 
 /// The explanation rows of a past run, from the audit log (the caller's own runs only).

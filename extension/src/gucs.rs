@@ -33,6 +33,7 @@ pub static TEMPERATURE: GucSetting<f64> = GucSetting::<f64>::new(0.0);
 pub static SELECT_GATE: GucSetting<f64> = GucSetting::<f64>::new(0.6);
 pub static SELECT_MAX_PAIRS: GucSetting<i32> = GucSetting::<i32>::new(6);
 pub static INSTANCE_TIME_MS: GucSetting<i32> = GucSetting::<i32>::new(3_000);
+pub static VALUE_INDEX_MAX_VALUES: GucSetting<i32> = GucSetting::<i32>::new(1000);
 
 pub fn init() {
     GucRegistry::define_string_guc(
@@ -219,6 +220,16 @@ pub fn init() {
         10,
         600_000,
         GucContext::Userset,
+        GucFlags::default(),
+    );
+    GucRegistry::define_int_guc(
+        c"nl2sql.value_index_max_values",
+        c"Most distinct values per column nl2sql_index_values indexes (the most frequent first).",
+        c"",
+        &VALUE_INDEX_MAX_VALUES,
+        1,
+        1_000_000,
+        GucContext::Suset,
         GucFlags::default(),
     );
     GucRegistry::define_bool_guc(

@@ -13,6 +13,7 @@ pub mod gucs;
 pub mod llm;
 pub mod select;
 pub mod spi;
+pub mod values;
 
 pgrx::pg_module_magic!();
 
@@ -38,6 +39,7 @@ mod tests {
     include!("../../pgrx-tests/llm.rs");
     include!("../../pgrx-tests/ask.rs");
     include!("../../pgrx-tests/select.rs");
+    include!("../../pgrx-tests/values.rs");
 }
 
 /// Required by `cargo pgrx test`.

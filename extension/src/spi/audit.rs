@@ -8,7 +8,9 @@
 
 use std::time::Instant;
 
-use pgrx::pg_sys::{self, PgTryBuilder};
+use pgrx::pg_sys;
+
+use super::owner::{as_extension_owner, extension_owner};
 use pgrx::prelude::*;
 use pgrx::JsonB;
 use serde_json::Value;
@@ -27,25 +29,6 @@ impl Run {
     pub fn elapsed_ms(&self) -> f64 {
         self.started.elapsed().as_secs_f64() * 1000.0
     }
-}
-
-fn extension_owner() -> pg_sys::Oid {
-    Spi::get_one::<pg_sys::Oid>("SELECT extowner FROM pg_catalog.pg_extension WHERE extname = 'nl2sql'")
-        .ok()
-        .flatten()
-        .unwrap_or_else(|| crate::errors::raise("55000", "extension nl2sql is not installed in this database", None))
-}
-
-/// Run `f` with the extension owner's privileges, restoring the caller's in every case.
-fn as_extension_owner<R>(owner: pg_sys::Oid, f: impl FnOnce() -> R + std::panic::UnwindSafe) -> R {
-    let (mut saved_user, mut saved_context) = (pg_sys::Oid::INVALID, 0);
-    unsafe {
-        pg_sys::GetUserIdAndSecContext(&mut saved_user, &mut saved_context);
-        pg_sys::SetUserIdAndSecContext(owner, saved_context | pg_sys::SECURITY_LOCAL_USERID_CHANGE as i32);
-    }
-    PgTryBuilder::new(f)
-        .finally(|| unsafe { pg_sys::SetUserIdAndSecContext(saved_user, saved_context) })
-        .execute()
 }
 
 fn write_failed(e: impl std::fmt::Display) -> ! {

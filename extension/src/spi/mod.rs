@@ -4,3 +4,4 @@ pub mod audit;
 pub mod catalog;
 pub mod executor;
 pub mod instance;
+pub mod owner;

@@ -1,0 +1,3 @@
+//! Grounding the question in the data: which column values it names.
+
+pub mod values;

@@ -1,0 +1,228 @@
+//! The value index's decisions: which text columns are worth indexing, the SQL that profiles a
+//! column and reads its values, and how matches from the embedding and trigram searches combine.
+
+use serde::Serialize;
+
+use crate::catalog::{quote_ident, RelName};
+
+/// What a sample of a column's non-NULL values looks like.
+#[derive(Debug, Clone, Copy, PartialEq, Default, Serialize)]
+pub struct ColumnProfile {
+    pub non_null: u64,
+    pub distinct: u64,
+    pub avg_length: f64,
+    /// Share of values that look like numbers, dates or phone numbers.
+    pub numeric_share: f64,
+    /// Share of values that look like UUIDs.
+    pub uuid_share: f64,
+}
+
+/// Why a column is not indexed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Skip {
+    NotText,
+    Key,
+    Identifier,
+    Uuid,
+    NumericText,
+    LongText,
+    Empty,
+}
+
+impl Skip {
+    pub fn reason(self) -> &'static str {
+        match self {
+            Skip::NotText => "not a text column",
+            Skip::Key => "a primary or foreign key column",
+            Skip::Identifier => "named like an identifier",
+            Skip::Uuid => "holds UUIDs",
+            Skip::NumericText => "holds numbers, dates or codes written as text",
+            Skip::LongText => "long free text (average over 80 characters)",
+            Skip::Empty => "no values",
+        }
+    }
+}
+
+/// Text types whose values are worth matching against words.
+pub fn is_text_type(type_name: &str) -> bool {
+    type_name == "text"
+        || type_name == "citext"
+        || type_name.starts_with("character varying")
+        || type_name.starts_with("character(")
+        || type_name == "character"
+}
+
+/// Names that say "this is an identifier".
+fn identifier_name(column: &str) -> bool {
+    let c = column.to_lowercase();
+    c == "id" || c.ends_with("_id") || c.ends_with("uuid") || c.ends_with("guid") || c == "key" || c.ends_with("_key")
+        || c.ends_with("_hash") || c == "hash"
+}
+
+/// Decide whether a column goes into the value index.
+pub fn worth_indexing(column: &str, type_name: &str, is_key: bool, p: &ColumnProfile) -> Result<(), Skip> {
+    if !is_text_type(type_name) {
+        return Err(Skip::NotText);
+    }
+    if is_key {
+        return Err(Skip::Key);
+    }
+    if identifier_name(column) {
+        return Err(Skip::Identifier);
+    }
+    if p.non_null == 0 {
+        return Err(Skip::Empty);
+    }
+    if p.uuid_share > 0.5 {
+        return Err(Skip::Uuid);
+    }
+    if p.numeric_share > 0.8 {
+        return Err(Skip::NumericText);
+    }
+    if p.avg_length > 80.0 {
+        return Err(Skip::LongText);
+    }
+    Ok(())
+}
+
+/// Profile of a column over a sample of at most `sample` non-NULL values: one row
+/// `(non_null, distinct, avg_length, numeric_share, uuid_share)`.
+pub fn profile_sql(rel: &RelName, column: &str, sample: usize) -> String {
+    let c = quote_ident(column);
+    format!(
+        "SELECT count(*) AS non_null, count(DISTINCT v) AS distinct_values, \
+                coalesce(avg(length(v)), 0)::float8 AS avg_length, \
+                coalesce(avg((v ~ '^[-+]?[0-9][0-9.,:/ ()+-]*$')::int), 0)::float8 AS numeric_share, \
+                coalesce(avg((v ~* '^[0-9a-f]{{8}}-[0-9a-f]{{4}}-[0-9a-f]{{4}}-[0-9a-f]{{4}}-[0-9a-f]{{12}}$')::int), 0)::float8 AS uuid_share \
+         FROM (SELECT {c}::text AS v FROM {rel} WHERE {c} IS NOT NULL LIMIT {sample}) AS s"
+    )
+}
+
+/// The column's most frequent distinct values (at most `max`), trimmed, 1..=200 characters.
+pub fn values_sql(rel: &RelName, column: &str, max: usize) -> String {
+    let c = quote_ident(column);
+    format!(
+        "SELECT v FROM (SELECT btrim({c}::text) AS v FROM {rel} WHERE {c} IS NOT NULL) AS s \
+         WHERE length(v) BETWEEN 1 AND 200 GROUP BY v ORDER BY count(*) DESC, v LIMIT {max}"
+    )
+}
+
+/// A SQL string literal.
+pub fn literal(s: &str) -> String {
+    format!("'{}'", s.replace('\'', "''"))
+}
+
+/// Does the caller see `value` in the column now? One row if so (run as the caller).
+pub fn visible_sql(rel: &RelName, column: &str, value: &str) -> String {
+    let c = quote_ident(column);
+    format!("SELECT 1 FROM {rel} WHERE btrim({c}::text) = {} LIMIT 1", literal(value))
+}
+
+/// A match of a search.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ValueMatch {
+    pub table: RelName,
+    pub column: String,
+    pub value: String,
+    /// Cosine similarity of the embeddings, if found by the embedding search.
+    pub semantic: Option<f64>,
+    /// pg_trgm word similarity of the value within the text, if found by the trigram search.
+    pub lexical: Option<f64>,
+}
+
+impl ValueMatch {
+    pub fn score(&self) -> f64 {
+        self.semantic.unwrap_or(0.0).max(self.lexical.unwrap_or(0.0))
+    }
+    pub fn matched_by(&self) -> &'static str {
+        match (self.semantic.is_some(), self.lexical.is_some()) {
+            (true, true) => "both",
+            (true, false) => "embedding",
+            _ => "trigram",
+        }
+    }
+}
+
+/// Merge the matches of both searches (same column and value → one match with both scores), keep
+/// those scoring at least `min_score`, at most `per_column` per column, best first.
+pub fn combine(matches: Vec<ValueMatch>, min_score: f64, per_column: usize) -> Vec<ValueMatch> {
+    let mut merged: Vec<ValueMatch> = Vec::new();
+    for m in matches {
+        match merged.iter_mut().find(|x| x.table == m.table && x.column == m.column && x.value == m.value) {
+            Some(x) => {
+                x.semantic = x.semantic.or(m.semantic);
+                x.lexical = x.lexical.or(m.lexical);
+            }
+            None => merged.push(m),
+        }
+    }
+    merged.retain(|m| m.score() >= min_score);
+    merged.sort_by(|a, b| b.score().partial_cmp(&a.score()).unwrap_or(std::cmp::Ordering::Equal).then(a.value.cmp(&b.value)));
+    let mut per: std::collections::BTreeMap<(RelName, String), usize> = Default::default();
+    merged.retain(|m| {
+        let n = per.entry((m.table.clone(), m.column.clone())).or_default();
+        *n += 1;
+        *n <= per_column
+    });
+    merged
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn p(non_null: u64, avg_length: f64, numeric: f64, uuid: f64) -> ColumnProfile {
+        ColumnProfile { non_null, distinct: non_null, avg_length, numeric_share: numeric, uuid_share: uuid }
+    }
+
+    #[test]
+    fn decides_what_to_index() {
+        let ok = p(100, 9.0, 0.0, 0.0);
+        assert_eq!(worth_indexing("genre", "text", false, &ok), Ok(()));
+        assert_eq!(worth_indexing("city", "character varying(40)", false, &ok), Ok(()));
+        assert_eq!(worth_indexing("pages", "integer", false, &ok), Err(Skip::NotText));
+        assert_eq!(worth_indexing("code", "text", true, &ok), Err(Skip::Key));
+        assert_eq!(worth_indexing("customer_id", "text", false, &ok), Err(Skip::Identifier));
+        assert_eq!(worth_indexing("ref", "text", false, &p(100, 36.0, 0.0, 1.0)), Err(Skip::Uuid));
+        assert_eq!(worth_indexing("phone", "text", false, &p(100, 12.0, 0.95, 0.0)), Err(Skip::NumericText));
+        assert_eq!(worth_indexing("review", "text", false, &p(100, 400.0, 0.0, 0.0)), Err(Skip::LongText));
+        assert_eq!(worth_indexing("note", "text", false, &p(0, 0.0, 0.0, 0.0)), Err(Skip::Empty));
+    }
+
+    #[test]
+    fn sql_quotes_names_and_values() {
+        let rel = RelName::new("public", "Books");
+        assert!(values_sql(&rel, "Genre", 10).contains("btrim(\"Genre\"::text) AS v FROM public.\"Books\""));
+        assert_eq!(visible_sql(&rel, "title", "O'Hara"), "SELECT 1 FROM public.\"Books\" WHERE btrim(title::text) = 'O''Hara' LIMIT 1");
+        assert!(profile_sql(&rel, "title", 500).contains("LIMIT 500"));
+    }
+
+    #[test]
+    fn combines_both_searches_per_column() {
+        let t = RelName::new("public", "books");
+        let m = |col: &str, v: &str, s: Option<f64>, l: Option<f64>| ValueMatch {
+            table: t.clone(),
+            column: col.into(),
+            value: v.into(),
+            semantic: s,
+            lexical: l,
+        };
+        let out = combine(
+            vec![
+                m("genre", "fantasy", Some(0.8), None),
+                m("genre", "fantasy", None, Some(0.9)),
+                m("genre", "horror", Some(0.5), None),
+                m("genre", "poetry", Some(0.45), None),
+                m("title", "Fantasia", None, Some(0.6)),
+                m("genre", "noise", Some(0.1), None),
+            ],
+            0.3,
+            2,
+        );
+        let got: Vec<(&str, &str)> = out.iter().map(|m| (m.column.as_str(), m.value.as_str())).collect();
+        assert_eq!(got, vec![("genre", "fantasy"), ("title", "Fantasia"), ("genre", "horror")]);
+        assert_eq!(out[0].matched_by(), "both");
+        assert!((out[0].score() - 0.9).abs() < 1e-9);
+    }
+}
