@@ -33,6 +33,11 @@ SELECT nl2sql_try('SELECT pg_sleep(5)') - 'elapsed_ms' AS result;
 
 RESET nl2sql.statement_timeout;
 
+\echo '== the value index: values of text columns, embedded; what a question names'
+SELECT table_name, column_name, status, coalesce(reason, '') AS reason, "values", embedded FROM nl2sql_index_values();
+SELECT table_name, column_name, value, round(score::numeric, 2) AS score, matched_by
+FROM nl2sql_search_values('customers living in Pariss who read fantasy');
+
 \echo '== asking in words: the explanation of each run (NOTICEs show the stages as they happen)'
 SET client_min_messages = warning;
 SELECT step, stage, status, left(detail, 90) AS detail, sql
@@ -48,6 +53,18 @@ SELECT * FROM nl2sql_execute('How many books are there in each genre?', NULL, '{
 \echo '== for a DBA: the checklist of a query against a question, without a model'
 SELECT * FROM nl2sql_verify('What are the top 3 customers by number of orders?',
                             'SELECT customer_id, count(*) FROM orders GROUP BY customer_id ORDER BY 2 DESC');
+
+\echo '== why two queries differ: the smallest instance cut from the real rows'
+SELECT jsonb_pretty(nl2sql_distinguish('SELECT count(*) FROM books WHERE price > 12',
+                                       'SELECT count(*) FROM books WHERE price >= 12') - 'full_database');
+
+\echo '== choosing among candidate SQL: clusters, and a duel on a separating instance judged by the model'
+SELECT candidate, status, cluster, round(confidence::numeric, 2) AS confidence, wins, chosen, reason
+FROM nl2sql_select('Which author wrote the most expensive book?', ARRAY[
+  'SELECT a.name FROM authors a JOIN books b ON b.author_id = a.author_id ORDER BY b.price DESC LIMIT 1',
+  'SELECT a.name FROM authors a JOIN books b ON b.author_id = a.author_id ORDER BY b.price ASC LIMIT 1',
+  'SELECT a.name FROM authors a JOIN books b ON b.author_id = a.author_id ORDER BY b.price ASC LIMIT 1',
+  'DELETE FROM books'], NULL, '{"gate": 0.9}');
 
 \echo '== the audit log'
 SELECT run_id, who, function, status, left(question, 50) AS question, llm_calls, prompt_tokens, completion_tokens,
