@@ -181,3 +181,27 @@ fn verify_gives_a_checklist_without_a_model() {
 fn verify_rejects_unparsable_sql() {
     Spi::get_one::<i64>("SELECT count(*) FROM nl2sql_verify('How many?', 'SELECT count(')").unwrap();
 }
+
+#[pg_test]
+fn ask_checker_chain_drives_repair_one_finding_at_a_time() {
+    load_bookshop();
+    // control flow only: `SELECT *` first, then a NULL-first ordering, then the fixed query
+    let url = scripted_llm(
+        &[
+            "{\"sql\": \"SELECT * FROM books ORDER BY pages DESC LIMIT 1\"}",
+            "{\"sql\": \"SELECT title FROM books ORDER BY pages DESC LIMIT 1\"}",
+            "{\"sql\": \"SELECT title FROM books ORDER BY pages DESC NULLS LAST LIMIT 1\"}",
+        ],
+        10,
+    );
+    exec(&format!("SET LOCAL nl2sql.llm_endpoint = '{url}'"));
+    let (run_id, rows) = run_question("Which book has the most pages?", "{\"probe\": false, \"max_repairs\": 3}");
+    assert_eq!(rows.last().unwrap().2.as_deref(), Some("SELECT title FROM books ORDER BY pages DESC NULLS LAST LIMIT 1"));
+    let problems = json_of(&format!(
+        "SELECT jsonb_agg(output->'problems' ORDER BY step) FROM nl2sql.steps WHERE run_id = {} AND output ? 'problems'",
+        run_id.unwrap()
+    ));
+    let text = problems.to_string();
+    assert!(text.contains("SELECT * returns every column"), "{text}");
+    assert!(text.contains("sorts NULLs first under DESC"), "{text}");
+}

@@ -9,6 +9,7 @@
 
 pub mod ask;
 pub mod catalog;
+pub mod checks;
 pub mod constraints;
 pub mod context;
 pub mod ground;

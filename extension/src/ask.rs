@@ -250,11 +250,24 @@ fn sample_values(catalog: &Catalog, tables: &[nl2sql_core::catalog::RelName], ca
 }
 
 /// Verify one SQL: the question's constraints on its AST, then EXPLAIN, then a bounded run.
-fn check(sql: &str, constraints: &[Constraint], verify_constraints: bool) -> (Attempt, Value) {
+fn check(sql: &str, constraints: &[Constraint], verify_constraints: bool, catalog: &Catalog, question: &str) -> (Attempt, Value) {
     let mut problems = Vec::new();
     let mut violated = Vec::new();
     let mut verdicts = Vec::new();
+    let mut notes = Vec::new();
     if verify_constraints {
+        // the checker chain on the syntax tree, fail-fast: the first checker that fires speaks
+        if let Ok(checked) = check_query(sql) {
+            // (every finding counts as violated, so a repair that fixes the first is not judged a
+            // regression for revealing the next; only the first is the directive)
+            let findings = nl2sql_core::checks::check(&checked.query, catalog, question);
+            let repairs: Vec<_> = findings.iter().filter(|f| f.severity == nl2sql_core::checks::Severity::Repair).collect();
+            violated.extend(repairs.iter().map(|f| format!("check:{}", f.checker)));
+            if let Some(first) = repairs.first() {
+                problems.push(first.message.clone());
+            }
+            notes.extend(findings.into_iter().filter(|f| f.severity == nl2sql_core::checks::Severity::Note));
+        }
         match facts_of(sql, SqlDialect::Postgres) {
             Ok(facts) => {
                 // an all-rows constraint already says what to do with a stray LIMIT
@@ -297,6 +310,12 @@ fn check(sql: &str, constraints: &[Constraint], verify_constraints: bool) -> (At
                 });
             }
             Ok(Outcome::Rows(r)) => {
+                if verify_constraints {
+                    for f in nl2sql_core::checks::result_findings(&r.rows) {
+                        violated.push(format!("check:{}", f.checker));
+                        problems.push(f.message);
+                    }
+                }
                 note = json!({"columns": r.columns, "first_rows": r.rows, "empty": r.rows.is_empty()});
             }
             Err(refusal) => {
@@ -305,7 +324,7 @@ fn check(sql: &str, constraints: &[Constraint], verify_constraints: bool) -> (At
             }
         },
     }
-    let data = json!({"verdicts": verdicts, "problems": problems, "result": note});
+    let data = json!({"verdicts": verdicts, "problems": problems, "notes": notes, "result": note});
     (Attempt { sql: sql.to_string(), violated, problems, fails }, data)
 }
 
@@ -429,7 +448,7 @@ impl Ask<'_> {
             self.trace.step("verify", "skipped", "verification is off".into(), Some(sql.clone()), Value::Null);
             return self.finish(Attempt { sql, violated: vec![], problems: vec![], fails: false }, false);
         }
-        let (mut current, data) = check(&sql, &self.constraints, true);
+        let (mut current, data) = check(&sql, &self.constraints, true, &self.catalog, self.question);
         let mut detail = summary(&current);
         if data["result"]["empty"] == Value::Bool(true) {
             detail.push_str(" (note: the result is empty)");
@@ -459,7 +478,7 @@ impl Ask<'_> {
                     break;
                 }
             };
-            let (next, data) = check(&next_sql, &self.constraints, true);
+            let (next, data) = check(&next_sql, &self.constraints, true, &self.catalog, self.question);
             let verdict = judge(&current, &next);
             let status = match verdict {
                 Judgement::Clean => "ok",

@@ -19,9 +19,11 @@ impl Attempt {
         self.problems.is_empty()
     }
 
-    /// Is `self` a better answer than `other`? Running beats failing; then fewer problems.
+    /// Is `self` a better answer than `other`? Running beats failing; then fewer problems; then
+    /// fewer violations (the checker chain reports one problem at a time but counts them all).
     pub fn better_than(&self, other: &Attempt) -> bool {
-        (!self.fails, std::cmp::Reverse(self.problems.len())) > (!other.fails, std::cmp::Reverse(other.problems.len()))
+        let key = |a: &Attempt| (!a.fails, std::cmp::Reverse(a.problems.len()), std::cmp::Reverse(a.violated.len()));
+        key(self) > key(other)
     }
 }
 

@@ -1,0 +1,348 @@
+//! Deterministic checkers on a query's syntax tree (DeepEye-SQL's checker chain), in fail-fast
+//! order. Each finding is a precise directive; `Repair` findings drive a targeted revision, `Note`
+//! findings are reported only (they flag a risk, not an error).
+//!
+//! | checker | fires on |
+//! |---|---|
+//! | `join` | `OR` in a join condition; two tables joined on columns that are not their foreign key |
+//! | `order_by` | `ORDER BY` on a query that aggregates into one row (no `GROUP BY`) |
+//! | `select` | `SELECT *` when the question does not ask for every column |
+//! | `null_order` | `ORDER BY nullable_column DESC … LIMIT` without `NULLS LAST` (PostgreSQL sorts NULLs first there) |
+//! | `max_min` | `ORDER BY … LIMIT 1` for an extreme (note: ties keep one row arbitrarily) |
+//! | `result` | a result whose every cell is NULL ([`result_findings`]) |
+
+use std::collections::BTreeMap;
+use std::ops::ControlFlow;
+
+use serde::Serialize;
+use sqlparser::ast::{
+    BinaryOperator, Expr, GroupByExpr, JoinConstraint, JoinOperator, OrderByKind, OrderBySort, Query, Select,
+    SelectItem, SetExpr, TableFactor, Visit, Visitor,
+};
+
+use crate::catalog::{Catalog, RelName};
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Severity {
+    Repair,
+    Note,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Finding {
+    pub checker: &'static str,
+    pub severity: Severity,
+    pub message: String,
+}
+
+fn finding(checker: &'static str, severity: Severity, message: String) -> Finding {
+    Finding { checker, severity, message }
+}
+
+const AGGREGATES: &[&str] = &["count", "sum", "avg", "min", "max"];
+
+/// Does the expression call an aggregate (outside subqueries)?
+fn has_aggregate(e: &Expr) -> bool {
+    struct Agg(bool);
+    impl Visitor for Agg {
+        type Break = ();
+        fn pre_visit_expr(&mut self, e: &Expr) -> ControlFlow<()> {
+            if let Expr::Function(f) = e {
+                let name = f.name.to_string().to_lowercase();
+                if AGGREGATES.contains(&name.as_str()) && f.over.is_none() {
+                    self.0 = true;
+                    return ControlFlow::Break(());
+                }
+            }
+            if matches!(e, Expr::Subquery(_) | Expr::Exists { .. } | Expr::InSubquery { .. }) {
+                return ControlFlow::Continue(()); // visited, but rarely matters; keep simple
+            }
+            ControlFlow::Continue(())
+        }
+    }
+    let mut v = Agg(false);
+    let _ = e.visit(&mut v);
+    v.0
+}
+
+/// Aliases (and bare names) of the top-level FROM list, to the relations they name.
+fn aliases(select: &Select, catalog: &Catalog) -> BTreeMap<String, RelName> {
+    let mut out = BTreeMap::new();
+    let mut add = |tf: &TableFactor| {
+        if let TableFactor::Table { name, alias, args: None, .. } = tf {
+            let parts: Vec<String> = name.0.iter().filter_map(|p| p.as_ident()).map(|i| i.value.to_lowercase()).collect();
+            let table = match parts.as_slice() {
+                [t] => catalog.tables.iter().find(|x| x.name.name.to_lowercase() == *t),
+                [s, t] => catalog.tables.iter().find(|x| x.name.schema.to_lowercase() == *s && x.name.name.to_lowercase() == *t),
+                _ => None,
+            };
+            if let Some(t) = table {
+                let key = alias.as_ref().map(|a| a.name.value.to_lowercase()).unwrap_or_else(|| parts.last().cloned().unwrap_or_default());
+                out.insert(key, t.name.clone());
+            }
+        }
+    };
+    for t in &select.from {
+        add(&t.relation);
+        for j in &t.joins {
+            add(&j.relation);
+        }
+    }
+    out
+}
+
+/// The (relation, column) a column reference names, if it resolves.
+fn column_of(e: &Expr, aliases: &BTreeMap<String, RelName>, catalog: &Catalog) -> Option<(RelName, String)> {
+    let (qual, col) = match e {
+        Expr::CompoundIdentifier(parts) if parts.len() >= 2 => {
+            (Some(parts[parts.len() - 2].value.to_lowercase()), parts[parts.len() - 1].value.to_lowercase())
+        }
+        Expr::Identifier(i) => (None, i.value.to_lowercase()),
+        Expr::Nested(inner) => return column_of(inner, aliases, catalog),
+        _ => return None,
+    };
+    let has = |rel: &RelName| catalog.table(rel).and_then(|t| t.columns.iter().find(|c| c.name.to_lowercase() == col)).map(|c| c.name.clone());
+    match qual {
+        Some(q) => {
+            let rel = aliases.get(&q)?;
+            has(rel).map(|c| (rel.clone(), c))
+        }
+        None => {
+            let mut hits = aliases.values().filter_map(|r| has(r).map(|c| (r.clone(), c)));
+            let first = hits.next()?;
+            hits.next().is_none().then_some(first)
+        }
+    }
+}
+
+fn conjuncts(e: &Expr) -> Vec<&Expr> {
+    match e {
+        Expr::BinaryOp { left, op: BinaryOperator::And, right } => {
+            let mut v = conjuncts(left);
+            v.extend(conjuncts(right));
+            v
+        }
+        Expr::Nested(inner) => conjuncts(inner),
+        other => vec![other],
+    }
+}
+
+fn contains_or(e: &Expr) -> bool {
+    match e {
+        Expr::BinaryOp { op: BinaryOperator::Or, .. } => true,
+        Expr::BinaryOp { left, right, .. } => contains_or(left) || contains_or(right),
+        Expr::Nested(inner) => contains_or(inner),
+        _ => false,
+    }
+}
+
+fn join_condition(op: &JoinOperator) -> Option<&Expr> {
+    match op {
+        JoinOperator::Join(JoinConstraint::On(e))
+        | JoinOperator::Inner(JoinConstraint::On(e))
+        | JoinOperator::Left(JoinConstraint::On(e))
+        | JoinOperator::LeftOuter(JoinConstraint::On(e))
+        | JoinOperator::Right(JoinConstraint::On(e))
+        | JoinOperator::RightOuter(JoinConstraint::On(e))
+        | JoinOperator::FullOuter(JoinConstraint::On(e)) => Some(e),
+        _ => None,
+    }
+}
+
+fn check_joins(select: &Select, catalog: &Catalog, out: &mut Vec<Finding>) {
+    let aliases = aliases(select, catalog);
+    for t in &select.from {
+        for j in &t.joins {
+            let Some(on) = join_condition(&j.join_operator) else { continue };
+            if contains_or(on) {
+                out.push(finding(
+                    "join",
+                    Severity::Repair,
+                    format!("the join condition `{on}` uses OR: join on the key columns and put alternatives in WHERE"),
+                ));
+                continue;
+            }
+            for c in conjuncts(on) {
+                let Expr::BinaryOp { left, op: BinaryOperator::Eq, right } = c else { continue };
+                let (Some((ra, ca)), Some((rb, cb))) = (column_of(left, &aliases, catalog), column_of(right, &aliases, catalog)) else {
+                    continue;
+                };
+                if ra == rb {
+                    continue;
+                }
+                let keys: Vec<_> = catalog.keys_between(&ra, &rb).collect();
+                if keys.is_empty() {
+                    continue;
+                }
+                let on_key = keys.iter().any(|fk| {
+                    fk.from_columns.iter().zip(&fk.to_columns).any(|(f, t)| {
+                        (fk.from == ra && *f == ca && fk.to == rb && *t == cb) || (fk.from == rb && *f == cb && fk.to == ra && *t == ca)
+                    })
+                });
+                if !on_key {
+                    let fk = keys[0];
+                    let pairs: Vec<String> =
+                        fk.from_columns.iter().zip(&fk.to_columns).map(|(f, t)| format!("{}.{f} = {}.{t}", fk.from.name, fk.to.name)).collect();
+                    out.push(finding(
+                        "join",
+                        Severity::Repair,
+                        format!("`{c}` joins {} and {} on columns that are not their foreign key; join on {}", ra.name, rb.name, pairs.join(" AND ")),
+                    ));
+                }
+            }
+        }
+    }
+}
+
+/// Every finding for `query`, given the question (for the `select` checker) and the catalog.
+pub fn check(query: &Query, catalog: &Catalog, question: &str) -> Vec<Finding> {
+    let mut out = Vec::new();
+    let SetExpr::Select(select) = &*query.body else { return out };
+    // 1. joins
+    check_joins(select, catalog, &mut out);
+    // 2. ORDER BY on one aggregated row
+    let grouped = !matches!(&select.group_by, GroupByExpr::Expressions(k, _) if k.is_empty());
+    let aggregated = select.projection.iter().any(|i| match i {
+        SelectItem::UnnamedExpr(e) | SelectItem::ExprWithAlias { expr: e, .. } => has_aggregate(e),
+        _ => false,
+    });
+    let order_items: Vec<&sqlparser::ast::OrderByExpr> = match query.order_by.as_ref().map(|o| &o.kind) {
+        Some(OrderByKind::Expressions(items)) => items.iter().collect(),
+        _ => vec![],
+    };
+    if aggregated && !grouped && !order_items.is_empty() {
+        out.push(finding(
+            "order_by",
+            Severity::Repair,
+            "the query aggregates all rows into one, so ORDER BY/LIMIT choose nothing: to find the entity with the \
+             most or least, GROUP BY the entity, ORDER BY the aggregate and LIMIT"
+                .into(),
+        ));
+    }
+    // 3. SELECT *
+    let q = question.to_lowercase();
+    let wants_all = ["all information", "all the information", "all details", "all the details", "all columns", "all attributes", "everything", "all data", "all info"]
+        .iter()
+        .any(|w| q.contains(w));
+    if !wants_all && select.projection.iter().any(|i| matches!(i, SelectItem::Wildcard(_))) {
+        out.push(finding("select", Severity::Repair, "SELECT * returns every column: select only the columns the question asks for".into()));
+    }
+    // 4. NULLs first under DESC
+    let limited = query.limit_clause.is_some() || query.fetch.is_some();
+    if limited {
+        let aliases = aliases(select, catalog);
+        for item in &order_items {
+            let desc = matches!(item.options.sort, Some(OrderBySort::Desc));
+            if !desc || item.options.nulls_first.is_some() {
+                continue;
+            }
+            if let Some((rel, col)) = column_of(&item.expr, &aliases, catalog) {
+                if catalog.table(&rel).and_then(|t| t.column(&col)).is_some_and(|c| c.nullable) {
+                    out.push(finding(
+                        "null_order",
+                        Severity::Repair,
+                        format!(
+                            "{}.{col} may be NULL and PostgreSQL sorts NULLs first under DESC: write ORDER BY {} DESC NULLS LAST (or filter IS NOT NULL)",
+                            rel.name, item.expr
+                        ),
+                    ));
+                }
+            }
+        }
+    }
+    // 5. ties under LIMIT 1
+    let limit_one = matches!(&query.limit_clause, Some(sqlparser::ast::LimitClause::LimitOffset { limit: Some(Expr::Value(v)), .. }) if v.value.to_string() == "1");
+    if limit_one && !order_items.is_empty() && !aggregated {
+        out.push(finding(
+            "max_min",
+            Severity::Note,
+            "ORDER BY … LIMIT 1 keeps one row when several share the extreme value; `= (SELECT max(…))` keeps them all".into(),
+        ));
+    }
+    out
+}
+
+/// Findings on a result: every cell NULL (an aggregate over no rows, or a join that matched nothing).
+pub fn result_findings(rows: &[Vec<serde_json::Value>]) -> Vec<Finding> {
+    if !rows.is_empty() && rows.iter().all(|r| r.iter().all(serde_json::Value::is_null)) {
+        vec![finding(
+            "result",
+            Severity::Repair,
+            "every value of the result is NULL: a filter or join matches nothing, or the aggregate runs over no rows; check the values against the data".into(),
+        )]
+    } else {
+        vec![]
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::catalog::{Column, ForeignKey, RelKind, Table};
+    use crate::sql::check_query;
+
+    fn catalog() -> Catalog {
+        let col = |n: &str, nullable: bool| Column { name: n.into(), type_name: "integer".into(), nullable, comment: None };
+        Catalog {
+            tables: vec![
+                Table {
+                    name: RelName::new("public", "authors"),
+                    kind: RelKind::Table,
+                    comment: None,
+                    row_estimate: None,
+                    columns: vec![col("author_id", false), col("name", false), col("born", true)],
+                    primary_key: vec!["author_id".into()],
+                },
+                Table {
+                    name: RelName::new("public", "books"),
+                    kind: RelKind::Table,
+                    comment: None,
+                    row_estimate: None,
+                    columns: vec![col("book_id", false), col("author_id", false), col("price", false), col("pages", true)],
+                    primary_key: vec!["book_id".into()],
+                },
+            ],
+            foreign_keys: vec![ForeignKey {
+                name: "books_author_id_fkey".into(),
+                from: RelName::new("public", "books"),
+                from_columns: vec!["author_id".into()],
+                to: RelName::new("public", "authors"),
+                to_columns: vec!["author_id".into()],
+            }],
+        }
+    }
+
+    fn fired(sql: &str, question: &str) -> Vec<&'static str> {
+        check(&check_query(sql).unwrap().query, &catalog(), question).iter().map(|f| f.checker).collect()
+    }
+
+    #[test]
+    fn each_checker_fires_on_its_bad_sql() {
+        assert_eq!(fired("SELECT a.name FROM authors a JOIN books b ON b.book_id = a.author_id", "q"), vec!["join"]);
+        assert_eq!(fired("SELECT a.name FROM authors a JOIN books b ON b.author_id = a.author_id OR b.price > 3", "q"), vec!["join"]);
+        assert_eq!(fired("SELECT count(*) FROM books ORDER BY count(*) DESC LIMIT 1", "which author has most books"), vec!["order_by"]);
+        assert_eq!(fired("SELECT * FROM books", "which books are cheap"), vec!["select"]);
+        assert_eq!(fired("SELECT name FROM authors ORDER BY born DESC LIMIT 3", "the 3 youngest authors"), vec!["null_order"]);
+        let notes = check(&check_query("SELECT name FROM authors ORDER BY author_id DESC LIMIT 1").unwrap().query, &catalog(), "q");
+        assert_eq!(notes.iter().map(|f| (f.checker, f.severity)).collect::<Vec<_>>(), vec![("max_min", Severity::Note)]);
+        assert_eq!(result_findings(&[vec![serde_json::Value::Null]])[0].checker, "result");
+    }
+
+    #[test]
+    fn checkers_stay_silent_on_good_sql() {
+        for sql in [
+            "SELECT a.name FROM authors a JOIN books b ON b.author_id = a.author_id WHERE b.price > 3",
+            "SELECT a.name FROM authors AS a JOIN books ON books.author_id = a.author_id",
+            "SELECT author_id, count(*) FROM books GROUP BY author_id ORDER BY count(*) DESC LIMIT 3",
+            "SELECT name FROM authors ORDER BY born DESC NULLS LAST LIMIT 3",
+            "SELECT name FROM authors ORDER BY born LIMIT 3",
+            "SELECT count(*) FROM books",
+        ] {
+            assert!(fired(sql, "q").is_empty(), "{sql}: {:?}", fired(sql, "q"));
+        }
+        assert!(fired("SELECT * FROM books", "Show all information about books").is_empty());
+        assert!(result_findings(&[vec![serde_json::json!(1), serde_json::Value::Null]]).is_empty());
+        assert!(result_findings(&[]).is_empty());
+    }
+}

@@ -1,0 +1,199 @@
+//! Schema linking: the tables and columns a question needs, from several sources, closed over the
+//! foreign-key graph so that every needed join is possible.
+//!
+//! Sources (each a [`Linked`]): *reversed* linking reads the schema a draft SQL references from its
+//! syntax tree ([`referenced`]); *value* linking takes the columns whose values the question names
+//! (the value index); *direct* linking is what the model names. Their union is closed by
+//! [`close_over_foreign_keys`]: every pair of linked tables is connected through a shortest path in
+//! the (undirected) FK graph, adding the bridge tables and the key columns of every edge used.
+//! DeepEye-SQL only adds keys between tables already selected; a bridge table the draft missed
+//! (students → enrolments → courses) is what this adds.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::ops::ControlFlow;
+
+use pathfinding::directed::bfs::bfs;
+use serde::Serialize;
+use sqlparser::ast::{Expr, Query, Visit, Visitor};
+
+use crate::catalog::{Catalog, RelName};
+use crate::select::rewrite::base_relations;
+
+/// Linked tables and columns.
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+pub struct Linked {
+    pub tables: BTreeSet<RelName>,
+    pub columns: BTreeSet<(RelName, String)>,
+    /// Tables added by the closure (not linked by any source).
+    pub bridges: BTreeSet<RelName>,
+}
+
+impl Linked {
+    pub fn union(mut self, other: &Linked) -> Linked {
+        self.tables.extend(other.tables.iter().cloned());
+        self.columns.extend(other.columns.iter().cloned());
+        self.bridges.extend(other.bridges.iter().cloned());
+        self
+    }
+
+    pub fn add_column(&mut self, table: RelName, column: String) {
+        self.tables.insert(table.clone());
+        self.columns.insert((table, column));
+    }
+}
+
+/// The schema a query references: its tables (resolved in the catalog by name, unqualified names
+/// by the unique match) and the columns of those tables its identifiers name.
+pub fn referenced(query: &Query, catalog: &Catalog) -> Linked {
+    let mut out = Linked::default();
+    for name in base_relations(query) {
+        let parts: Vec<String> = name.0.iter().filter_map(|p| p.as_ident()).map(|i| i.value.to_lowercase()).collect();
+        let table = match parts.as_slice() {
+            [t] => catalog.tables.iter().find(|x| x.name.name.to_lowercase() == *t && catalog.resolve(None, &x.name.name).is_some()),
+            [s, t] => catalog.tables.iter().find(|x| x.name.schema.to_lowercase() == *s && x.name.name.to_lowercase() == *t),
+            _ => None,
+        };
+        if let Some(t) = table {
+            out.tables.insert(t.name.clone());
+        }
+    }
+    struct Idents(BTreeSet<String>);
+    impl Visitor for Idents {
+        type Break = ();
+        fn pre_visit_expr(&mut self, e: &Expr) -> ControlFlow<()> {
+            match e {
+                Expr::Identifier(i) => {
+                    self.0.insert(i.value.to_lowercase());
+                }
+                Expr::CompoundIdentifier(parts) => {
+                    if let Some(last) = parts.last() {
+                        self.0.insert(last.value.to_lowercase());
+                    }
+                }
+                _ => {}
+            }
+            ControlFlow::Continue(())
+        }
+    }
+    let mut idents = Idents(BTreeSet::new());
+    let _ = query.visit(&mut idents);
+    for t in catalog.tables.iter().filter(|t| out.tables.contains(&t.name)) {
+        for c in &t.columns {
+            if idents.0.contains(&c.name.to_lowercase()) {
+                out.columns.insert((t.name.clone(), c.name.clone()));
+            }
+        }
+    }
+    out
+}
+
+/// Close `linked` over the foreign keys: connect every pair of its tables through a shortest FK
+/// path, adding bridge tables and the key columns of each edge on the paths.
+pub fn close_over_foreign_keys(linked: &Linked, catalog: &Catalog) -> Linked {
+    let graph: BTreeMap<&RelName, BTreeSet<&RelName>> = catalog.fk_graph();
+    let mut out = linked.clone();
+    let selected: Vec<&RelName> = linked.tables.iter().collect();
+    for (i, a) in selected.iter().enumerate() {
+        for b in &selected[i + 1..] {
+            let Some(path) = bfs(a, |n: &&RelName| graph.get(*n).into_iter().flatten().copied().collect::<Vec<_>>(), |n| n == b) else {
+                continue;
+            };
+            for edge in path.windows(2) {
+                let (u, v) = (edge[0], edge[1]);
+                for t in [u, v] {
+                    if out.tables.insert(t.clone()) {
+                        out.bridges.insert(t.clone());
+                    }
+                }
+                for fk in catalog.keys_between(u, v) {
+                    for c in &fk.from_columns {
+                        out.columns.insert((fk.from.clone(), c.clone()));
+                    }
+                    for c in &fk.to_columns {
+                        out.columns.insert((fk.to.clone(), c.clone()));
+                    }
+                }
+            }
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::catalog::{Column, ForeignKey, RelKind, Table};
+    use crate::sql::check_query;
+
+    fn table(name: &str, cols: &[&str]) -> Table {
+        Table {
+            name: RelName::new("public", name),
+            kind: RelKind::Table,
+            comment: None,
+            row_estimate: None,
+            columns: cols.iter().map(|c| Column { name: c.to_string(), type_name: "integer".into(), nullable: true, comment: None }).collect(),
+            primary_key: vec![cols[0].to_string()],
+        }
+    }
+
+    fn fk(from: &str, col: &str, to: &str, to_col: &str) -> ForeignKey {
+        ForeignKey {
+            name: format!("{from}_{col}_fk"),
+            from: RelName::new("public", from),
+            from_columns: vec![col.into()],
+            to: RelName::new("public", to),
+            to_columns: vec![to_col.into()],
+        }
+    }
+
+    /// students ← enrolments → courses → departments; rooms unconnected.
+    fn school() -> Catalog {
+        Catalog {
+            tables: vec![
+                table("students", &["student_id", "name"]),
+                table("enrolments", &["enrolment_id", "student_id", "course_id"]),
+                table("courses", &["course_id", "title", "dept_id"]),
+                table("departments", &["dept_id", "dept_name"]),
+                table("rooms", &["room_id", "label"]),
+            ],
+            foreign_keys: vec![
+                fk("enrolments", "student_id", "students", "student_id"),
+                fk("enrolments", "course_id", "courses", "course_id"),
+                fk("courses", "dept_id", "departments", "dept_id"),
+            ],
+        }
+    }
+
+    #[test]
+    fn reversed_linking_reads_tables_and_columns_from_the_ast() {
+        let cat = school();
+        let q = check_query("SELECT s.name FROM students s JOIN courses c ON c.title = s.name WHERE c.dept_id = 3").unwrap().query;
+        let l = referenced(&q, &cat);
+        let tables: Vec<&str> = l.tables.iter().map(|t| t.name.as_str()).collect();
+        assert_eq!(tables, vec!["courses", "students"]);
+        assert!(l.columns.contains(&(RelName::new("public", "courses"), "dept_id".into())));
+        assert!(l.columns.contains(&(RelName::new("public", "students"), "name".into())));
+        assert!(!l.columns.iter().any(|(_, c)| c == "student_id"));
+    }
+
+    #[test]
+    fn closure_adds_the_bridge_table_and_its_keys() {
+        let cat = school();
+        let mut l = Linked::default();
+        l.add_column(RelName::new("public", "students"), "name".into());
+        l.add_column(RelName::new("public", "departments"), "dept_name".into());
+        l.tables.insert(RelName::new("public", "rooms"));
+        let closed = close_over_foreign_keys(&l, &cat);
+        let bridges: Vec<&str> = closed.bridges.iter().map(|t| t.name.as_str()).collect();
+        assert_eq!(bridges, vec!["courses", "enrolments"]);
+        for (t, c) in [("enrolments", "student_id"), ("enrolments", "course_id"), ("courses", "dept_id"), ("departments", "dept_id")] {
+            assert!(closed.columns.contains(&(RelName::new("public", t), c.into())), "{t}.{c}");
+        }
+        // an unconnected table stays, alone
+        assert!(closed.tables.contains(&RelName::new("public", "rooms")));
+        assert_eq!(closed.tables.len(), 5);
+        // nothing to connect: unchanged
+        let single = close_over_foreign_keys(&referenced(&check_query("SELECT name FROM students").unwrap().query, &cat), &cat);
+        assert!(single.bridges.is_empty());
+    }
+}
