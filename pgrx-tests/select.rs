@@ -289,3 +289,44 @@ fn select_with_the_local_model_plays_a_duel_and_chooses_one() {
     let calls = Spi::get_one::<i32>("SELECT llm_calls FROM nl2sql.runs WHERE function = 'nl2sql_select' ORDER BY run_id DESC LIMIT 1").unwrap();
     assert_eq!(calls, Some(1));
 }
+
+#[pg_test]
+fn feedback_moves_expert_weights_and_records_examples() {
+    load_bookshop();
+    let cands = ["SELECT count(*) FROM books WHERE price >= 12", "SELECT count(*) FROM books WHERE 12 <= price", "SELECT count(*) FROM books WHERE price > 12"];
+    let opts = "{\"experts\": [\"alpha\", \"beta\", \"gamma\"], \"adjudicate\": false}";
+    let ask = || -> (Vec<(i32, String, Option<i32>, bool, String, Option<Value>)>, i64) {
+        let rows = select_rows("How many books cost more than 12?", &cands, opts);
+        let run = Spi::get_one::<i64>("SELECT max(run_id) FROM nl2sql.runs WHERE function = 'nl2sql_select'").unwrap().unwrap();
+        (rows, run)
+    };
+    let (rows, run) = ask();
+    assert!(rows[0].3, "alpha and beta outweigh gamma at first: {rows:?}");
+    let fb = |sql: &str| json_of(&format!("SELECT nl2sql_feedback({run}, $${sql}$$)"));
+    let r = fb(cands[2]);
+    assert_eq!(r["experts"]["alpha"]["mistaken"], json!(true), "{r}");
+    assert_eq!(r["experts"]["gamma"]["mistaken"], json!(false), "{r}");
+    assert!((r["experts"]["alpha"]["after"].as_f64().unwrap() - 0.5).abs() < 1e-9, "{r}");
+    assert!(r["example_id"].as_i64().is_some(), "{r}");
+    let (_, run) = ask();
+    json_of(&format!("SELECT nl2sql_feedback({run}, $${}$$)", cands[2]));
+    // gamma now outweighs the other two together: the weighted gate picks its candidate
+    let (rows, _) = ask();
+    assert!(rows[2].3, "{rows:?}");
+    let w = json_of("SELECT jsonb_object_agg(expert, jsonb_build_array(rounds, mistakes)) FROM nl2sql.experts");
+    assert_eq!(w["alpha"], json!([2, 2]));
+    assert_eq!(w["gamma"], json!([2, 0]));
+    let examples = Spi::get_one::<i64>("SELECT count(*) FROM nl2sql.examples WHERE question = 'How many books cost more than 12?'").unwrap();
+    assert_eq!(examples, Some(2));
+    // a bare 'wrong' penalises the experts that agreed with the chosen SQL and adds no example
+    let (_, run) = ask();
+    let r = json_of(&format!("SELECT nl2sql_feedback({run}, verdict => 'wrong')"));
+    assert_eq!(r["example_id"], Value::Null, "{r}");
+    assert_eq!(r["experts"]["gamma"]["mistaken"], json!(true), "{r}");
+    // without UPDATE on nl2sql.experts: refused
+    exec("CREATE ROLE fb_user NOLOGIN; GRANT SELECT ON books TO fb_user; GRANT SELECT ON nl2sql.runs, nl2sql.steps TO fb_user");
+    exec("SET LOCAL ROLE fb_user");
+    let err = error_of(&format!("nl2sql_feedback({run}, verdict => 'correct')"));
+    exec("RESET ROLE");
+    assert_eq!(err.as_deref(), Some("42501: permission denied to give nl2sql feedback"));
+}

@@ -106,3 +106,48 @@ SELECT c.table_schema, c.table_name, c.column_name, c.status, c.reason, c.distin
    AND pg_catalog.has_column_privilege(pg_catalog.format('%I.%I', c.table_schema, c.table_name), c.column_name, 'SELECT');
 COMMENT ON VIEW nl2sql.value_index_status IS 'nl2sql value index: per column, indexed or skipped, counts, age, rows changed since the refresh';
 GRANT SELECT ON nl2sql.value_index_status TO PUBLIC;
+
+-- Experts (a generator with a model, a named system) and their weighted-majority weights, per database.
+-- Everyone may read them; only nl2sql_feedback changes them, for callers granted UPDATE on this table
+-- (GRANT UPDATE ON nl2sql.experts TO <curators>): that grant is "the right role".
+CREATE TABLE nl2sql.experts (
+    expert     text PRIMARY KEY,
+    weight     double precision NOT NULL DEFAULT 1 CHECK (weight > 0),
+    rounds     integer NOT NULL DEFAULT 0,
+    mistakes   integer NOT NULL DEFAULT 0,
+    updated_at timestamptz NOT NULL DEFAULT now()
+);
+COMMENT ON TABLE nl2sql.experts IS 'nl2sql experts and their weighted-majority weights; changed by nl2sql_feedback';
+REVOKE ALL ON nl2sql.experts FROM PUBLIC;
+GRANT SELECT ON nl2sql.experts TO PUBLIC;
+
+-- Every verdict given with nl2sql_feedback.
+CREATE TABLE nl2sql.feedback (
+    feedback_id bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+    run_id      bigint NOT NULL REFERENCES nl2sql.runs ON DELETE CASCADE,
+    given_at    timestamptz NOT NULL DEFAULT clock_timestamp(),
+    who         name NOT NULL,
+    verdict     text NOT NULL CHECK (verdict IN ('correct', 'wrong')),
+    correct_sql text,
+    mistaken    text[] NOT NULL DEFAULT '{}',
+    epsilon     double precision
+);
+REVOKE ALL ON nl2sql.feedback FROM PUBLIC;
+
+-- Verified question/SQL pairs, for few-shot prompts (retrieved by embedding similarity of the question
+-- with schema words masked).
+CREATE TABLE nl2sql.examples (
+    example_id bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+    question   text NOT NULL,
+    sql        text NOT NULL,
+    embedding  vector(384) NOT NULL,
+    run_id     bigint REFERENCES nl2sql.runs ON DELETE SET NULL,
+    added_by   name NOT NULL,
+    added_at   timestamptz NOT NULL DEFAULT now()
+);
+CREATE INDEX examples_embedding ON nl2sql.examples USING hnsw (embedding vector_cosine_ops);
+REVOKE ALL ON nl2sql.examples FROM PUBLIC;
+
+SELECT pg_catalog.pg_extension_config_dump('nl2sql.experts', '');
+SELECT pg_catalog.pg_extension_config_dump('nl2sql.feedback', '');
+SELECT pg_catalog.pg_extension_config_dump('nl2sql.examples', '');

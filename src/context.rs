@@ -265,3 +265,50 @@ mod tests {
         assert!(!s.contains("how") && !s.contains("many"));
     }
 }
+
+/// The question with the words that name a table or column replaced by `_`, for retrieving
+/// examples by what the question asks rather than what it asks about (DeepEye-SQL's masking).
+pub fn mask_schema_words(question: &str, catalog: &Catalog) -> String {
+    let mut names: std::collections::BTreeSet<String> = std::collections::BTreeSet::new();
+    for t in &catalog.tables {
+        names.extend(t.name.name.to_lowercase().split('_').filter(|w| w.len() > 2).map(str::to_string));
+        for c in &t.columns {
+            names.extend(c.name.to_lowercase().split('_').filter(|w| w.len() > 2).map(str::to_string));
+        }
+    }
+    question
+        .split_whitespace()
+        .map(|w| {
+            let core: String = w.chars().filter(|c| c.is_alphanumeric()).collect::<String>().to_lowercase();
+            let singular = core.strip_suffix('s').unwrap_or(&core).to_string();
+            if names.contains(&core) || names.contains(&singular) || names.contains(&format!("{core}s")) {
+                "_".to_string()
+            } else {
+                w.to_string()
+            }
+        })
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+#[cfg(test)]
+mod mask_tests {
+    use super::*;
+    use crate::catalog::{Column, RelKind, RelName, Table};
+
+    #[test]
+    fn masks_table_and_column_words() {
+        let cat = Catalog {
+            tables: vec![Table {
+                name: RelName::new("public", "books"),
+                kind: RelKind::Table,
+                comment: None,
+                row_estimate: None,
+                columns: vec![Column { name: "page_count".into(), type_name: "integer".into(), nullable: true, comment: None }],
+                primary_key: vec![],
+            }],
+            foreign_keys: vec![],
+        };
+        assert_eq!(mask_schema_words("Which book has the most pages?", &cat), "Which _ has the most _");
+    }
+}

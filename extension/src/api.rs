@@ -303,3 +303,12 @@ fn nl2sql_search_values(
         (m.table.schema, m.table.name, m.column, m.value, score, by)
     }))
 }
+
+/// A verdict on a run: `verdict => 'correct'` confirms its chosen SQL, `correct_sql` gives the right
+/// one (`verdict` then defaults to 'wrong'), a bare `'wrong'` rejects the chosen SQL. Experts whose
+/// candidate disagrees with the right result (or agrees with a rejected one) lose weight; a
+/// verified question/SQL pair joins nl2sql.examples. Needs UPDATE on nl2sql.experts.
+#[pg_extern(volatile, parallel_unsafe)]
+fn nl2sql_feedback(run_id: i64, correct_sql: default!(Option<&str>, "NULL"), verdict: default!(Option<&str>, "NULL")) -> JsonB {
+    JsonB(crate::feedback::feedback(run_id, correct_sql, verdict))
+}

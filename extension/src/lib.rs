@@ -9,6 +9,7 @@ use pgrx::prelude::*;
 pub mod api;
 pub mod ask;
 pub mod errors;
+pub mod feedback;
 pub mod gucs;
 pub mod llm;
 pub mod select;

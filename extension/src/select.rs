@@ -43,11 +43,15 @@ pub struct SelectOptions {
     pub max_trials: usize,
     pub time_ms: u64,
     pub adjudicate: bool,
+    /// The expert behind each candidate (weighted majority), if given.
+    pub experts: Option<Vec<String>>,
+    /// Randomised weighted majority: the gate's choice is the cluster of an expert drawn by weight.
+    pub randomised: bool,
 }
 
 const OPTION_KEYS: &[&str] = &[
     "compare", "gate", "max_pairs", "top_clusters", "votes", "vote_temperature", "model", "max_rows", "max_trials",
-    "time_ms", "adjudicate",
+    "time_ms", "adjudicate", "experts", "voting",
 ];
 
 fn bad_option(key: &str, want: &str) -> ! {
@@ -110,6 +114,22 @@ impl SelectOptions {
                 Some(Value::Bool(b)) => *b,
                 Some(_) => bad_option("adjudicate", "true or false"),
             },
+            experts: match obj.get("experts") {
+                None | Some(Value::Null) => None,
+                Some(Value::Array(a)) => Some(
+                    a.iter()
+                        .map(|e| e.as_str().filter(|s| !s.trim().is_empty()).map(|s| s.trim().to_string()))
+                        .collect::<Option<Vec<_>>>()
+                        .unwrap_or_else(|| bad_option("experts", "an array of expert names, one per candidate")),
+                ),
+                Some(_) => bad_option("experts", "an array of expert names, one per candidate"),
+            },
+            randomised: match obj.get("voting") {
+                None => false,
+                Some(Value::String(v)) if v == "wma" => false,
+                Some(Value::String(v)) if v == "rwma" => true,
+                Some(_) => bad_option("voting", "\"wma\" or \"rwma\""),
+            },
         }
     }
 
@@ -131,6 +151,8 @@ impl SelectOptions {
             "max_trials": self.max_trials,
             "time_ms": self.time_ms,
             "adjudicate": self.adjudicate,
+            "experts": self.experts,
+            "voting": if self.randomised { "rwma" } else { "wma" },
             "statement_timeout_ms": gucs::STATEMENT_TIMEOUT_MS.get(),
             "execution_role": gucs::text(&gucs::EXECUTION_ROLE),
         })
@@ -424,6 +446,17 @@ pub fn distinguish(sql_a: &str, sql_b: &str, options: &Value) -> Value {
 
 // --- nl2sql_select ------------------------------------------------------------------------------
 
+/// The experts' weights (`nl2sql.experts`; an expert not there yet weighs 1).
+pub fn expert_weights() -> BTreeMap<String, f64> {
+    Spi::connect(|c| {
+        c.select("SELECT expert, weight FROM nl2sql.experts", None, &[])
+            .map(|rows| {
+                rows.filter_map(|r| Some((r.get::<String>(1).ok().flatten()?, r.get::<f64>(2).ok().flatten()?))).collect()
+            })
+            .unwrap_or_default()
+    })
+}
+
 /// One row of `nl2sql_select`'s result.
 #[derive(Debug, Clone)]
 pub struct CandidateRow {
@@ -462,6 +495,15 @@ pub fn select(question: &str, candidates: &[Option<String>], evidence: Option<&s
     if candidates.is_empty() {
         crate::errors::raise("22023", "no candidates", Some("Pass an array of SQL texts, e.g. ARRAY['SELECT …', 'SELECT …']."));
     }
+    if let Some(e) = &opts.experts {
+        if e.len() != candidates.len() {
+            crate::errors::raise(
+                "22023",
+                format!("option \"experts\" names {} experts for {} candidates", e.len(), candidates.len()),
+                Some("Give one expert name per candidate, in the same order."),
+            );
+        }
+    }
     let mut endpoint = crate::llm::chat_endpoint();
     if let Some(m) = &opts.model {
         endpoint.model = m.clone();
@@ -490,13 +532,35 @@ pub fn select(question: &str, candidates: &[Option<String>], evidence: Option<&s
         if ok > 0 { "ok" } else { "error" },
         format!("{ok} of {} candidates ran", ran.len()),
         None,
-        json!(ran.iter().enumerate().map(|(i, r)| json!({"candidate": i + 1, "status": r.status, "error": r.error, "row_count": r.row_count, "truncated": r.truncated, "elapsed_ms": r.elapsed_ms})).collect::<Vec<_>>()),
+        json!(ran.iter().enumerate().map(|(i, r)| json!({"candidate": i + 1, "sql": candidates[i], "expert": opts.experts.as_ref().map(|e| e[i].clone()),
+            "status": r.status, "error": r.error, "row_count": r.row_count, "truncated": r.truncated, "elapsed_ms": r.elapsed_ms})).collect::<Vec<_>>()),
         t.elapsed().as_secs_f64() * 1000.0,
     );
 
     // 2. cluster
     let answers: Vec<Option<Answer>> = ran.iter().map(|r| r.answer.clone()).collect();
-    let clusters: Vec<Cluster> = cluster(&answers);
+    let mut clusters: Vec<Cluster> = cluster(&answers);
+    if let Some(experts) = &opts.experts {
+        // weighted majority: confidence is the weight of a cluster's experts, and clusters rank by it
+        let weights = expert_weights();
+        let expert_of: Vec<Option<String>> = experts.iter().cloned().map(Some).collect();
+        let conf = nl2sql_core::select::experts::weighted_confidence(&clusters, &expert_of, &weights);
+        for (c, w) in clusters.iter_mut().zip(conf) {
+            c.confidence = w;
+        }
+        clusters.sort_by(|a, b| {
+            b.confidence.partial_cmp(&a.confidence).unwrap_or(std::cmp::Ordering::Equal).then(b.members.len().cmp(&a.members.len())).then(a.members[0].cmp(&b.members[0]))
+        });
+    }
+    if opts.randomised && clusters.len() > 1 {
+        // RWMA: draw a cluster in proportion to its (weighted) confidence, reproducibly per run
+        let seed = run.as_ref().map_or(0, |r| r.id as u64);
+        let conf: Vec<f64> = clusters.iter().map(|c| c.confidence).collect();
+        if let Some(k) = nl2sql_core::select::experts::sample_cluster(&conf, nl2sql_core::select::experts::unit(seed)) {
+            let drawn = clusters.remove(k);
+            clusters.insert(0, drawn);
+        }
+    }
     let cluster_of: BTreeMap<usize, usize> =
         clusters.iter().enumerate().flat_map(|(ci, c)| c.members.iter().map(move |&m| (m, ci))).collect();
     step(
@@ -609,6 +673,9 @@ pub fn select(question: &str, candidates: &[Option<String>], evidence: Option<&s
             return format!("all {} candidates that ran return the same result", c.members.len());
         }
         if gate_decides {
+            if opts.randomised {
+                return format!("drawn by randomised weighted majority: its experts hold {:.2} of the weight", c.confidence);
+            }
             let why = if !opts.adjudicate || opts.max_pairs == 0 {
                 "adjudication is off".to_string()
             } else {

@@ -7,6 +7,7 @@
 pub mod adjudicate;
 pub mod answer;
 pub mod cluster;
+pub mod experts;
 pub mod rewrite;
 pub mod separate;
 pub mod softf1;
