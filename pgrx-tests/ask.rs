@@ -205,3 +205,26 @@ fn ask_checker_chain_drives_repair_one_finding_at_a_time() {
     assert!(text.contains("SELECT * returns every column"), "{text}");
     assert!(text.contains("sorts NULLs first under DESC"), "{text}");
 }
+
+#[pg_test]
+fn ask_n_version_generation_with_experts_feedback_and_few_shot() {
+    load_bookshop();
+    let (run_id, rows) = run_question(
+        "How many books are there?",
+        "{\"max_probes\": 0, \"max_repairs\": 0, \"generators\": [\"direct\", \"skeleton\", \"decompose\"]}",
+    );
+    let generated = rows.iter().filter(|(s, st, _)| s == "generate" && (st == "ok" || st == "error")).count();
+    assert_eq!(generated, 3, "{rows:?}");
+    assert!(rows.iter().any(|(s, _, sql)| s == "candidates" && sql.is_some()), "{rows:?}");
+    // feedback on the run: its experts get weights, the pair becomes an example
+    let fb = json_of(&format!("SELECT nl2sql_feedback({}, 'SELECT count(*) FROM books')", run_id.unwrap()));
+    assert!(fb["experts"].as_object().unwrap().keys().any(|k| k.starts_with("skeleton:")), "{fb}");
+    assert!(fb["example_id"].as_i64().is_some(), "{fb}");
+    // the few-shot generator finds that example for a similar question
+    let (_, rows) = run_question("How many authors are there?", "{\"max_probes\": 0, \"max_repairs\": 0, \"generators\": [\"few_shot\"]}");
+    let few = json_of(&format!(
+        "SELECT output FROM nl2sql.steps WHERE run_id = (SELECT max(run_id) FROM nl2sql.runs) AND stage = 'generate' AND status = 'ok'"
+    ));
+    assert_eq!(few["generator"], json!("few_shot"), "{rows:?}");
+    assert!(few["examples"].as_i64().unwrap() >= 1, "{few}");
+}

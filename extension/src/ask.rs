@@ -6,7 +6,7 @@ use std::collections::BTreeMap;
 use std::time::Instant;
 
 use nl2sql_core::ask::probe::{observation, parse_step, step_schema, ProbeBudget};
-use nl2sql_core::ask::prompts::{self, parse_sql_answer, sql_schema};
+use nl2sql_core::ask::prompts::{self, parse_sql_answer, sql_schema, Generator};
 use nl2sql_core::ask::repair::{judge, schema_hints, Attempt, Judgement};
 use nl2sql_core::ask::Grounding;
 use nl2sql_core::catalog::{quote_ident, Catalog};
@@ -38,13 +38,15 @@ pub struct AskOptions {
     pub repair: bool,
     /// Look the question's values up in the value index.
     pub values: bool,
+    /// The generators of N-version generation (one: a single generation).
+    pub generators: Vec<Generator>,
     /// Rows `nl2sql_execute` returns.
     pub max_rows: i32,
 }
 
 const OPTION_KEYS: &[&str] = &[
     "max_probes", "max_repairs", "probe_rows", "schema_token_budget", "temperature", "model", "seed", "probe",
-    "verify", "repair", "values", "max_rows",
+    "verify", "repair", "values", "generators", "max_rows",
 ];
 
 fn bad_option(key: &str, want: &str) -> ! {
@@ -104,6 +106,22 @@ impl AskOptions {
             verify: flag("verify"),
             repair: flag("repair"),
             values: flag("values"),
+            generators: match obj.get("generators") {
+                None => vec![Generator::Direct],
+                Some(Value::Array(a)) if !a.is_empty() => {
+                    let mut out: Vec<Generator> = Vec::new();
+                    for g in a {
+                        let g = g.as_str().and_then(Generator::parse).unwrap_or_else(|| {
+                            bad_option("generators", "a non-empty array of \"direct\", \"skeleton\", \"decompose\", \"few_shot\"")
+                        });
+                        if !out.contains(&g) {
+                            out.push(g);
+                        }
+                    }
+                    out
+                }
+                Some(_) => bad_option("generators", "a non-empty array of \"direct\", \"skeleton\", \"decompose\", \"few_shot\""),
+            },
             max_rows: count("max_rows", gucs::MAX_ROWS_LIMIT.get(), 1_000_000) as i32,
         }
     }
@@ -116,6 +134,7 @@ impl AskOptions {
             "max_repairs": if self.repair && self.verify { self.max_repairs } else { 0 },
             "verify": self.verify,
             "values": self.values,
+            "generators": self.generators.iter().map(|g| g.name()).collect::<Vec<_>>(),
             "probe_rows": self.probe_rows,
             "schema_token_budget": self.schema_token_budget,
             "temperature": self.temperature,
@@ -399,10 +418,14 @@ impl Ask<'_> {
     }
 
     /// Ask for SQL until the answer is a usable query, at most FORMAT_ATTEMPTS times.
-    fn ask_sql(&mut self, mut messages: Vec<Message>, stage: &str) -> Result<String, String> {
+    fn ask_sql(&mut self, messages: Vec<Message>, stage: &str) -> Result<String, String> {
+        self.ask_sql_as(messages, stage, sql_schema())
+    }
+
+    fn ask_sql_as(&mut self, mut messages: Vec<Message>, stage: &str, schema: Value) -> Result<String, String> {
         let mut last = String::new();
         for attempt in 1..=FORMAT_ATTEMPTS {
-            let reply = self.chat(messages.clone(), "sql_answer", sql_schema(), 600);
+            let reply = self.chat(messages.clone(), "sql_answer", schema.clone(), 700);
             match parse_sql_answer(&reply.content) {
                 Ok(sql) => return Ok(sql),
                 Err(e) => {
@@ -417,6 +440,86 @@ impl Ask<'_> {
             }
         }
         Err(last)
+    }
+
+    /// N-version generation: each generator writes a candidate; the candidates run, are clustered
+    /// by result and weighed by their experts' weights (`generator:model`); the heaviest cluster's
+    /// first candidate goes on to verification.
+    fn n_version(&mut self) -> String {
+        let mut candidates: Vec<(Generator, String)> = Vec::new();
+        let generators = self.opts.generators.clone();
+        for g in generators {
+            let examples = if g == Generator::FewShot {
+                match few_shot_examples(self.question, &self.catalog, 3) {
+                    Ok(e) if !e.is_empty() => e,
+                    Ok(_) => {
+                        self.trace.step("generate", "skipped", "few_shot: no verified example on tables you can read".into(), None, Value::Null);
+                        continue;
+                    }
+                    Err(e) => {
+                        self.trace.step("generate", "error", format!("few_shot: the examples could not be searched: {e}"), None, Value::Null);
+                        continue;
+                    }
+                }
+            } else {
+                Vec::new()
+            };
+            let messages = prompts::generate_with(g, self.schema_text(), self.question, self.evidence, &self.grounding, &self.constraints, &examples);
+            match self.ask_sql_as(messages, "generate", g.schema()) {
+                Ok(sql) => {
+                    self.trace.step("generate", "ok", format!("{}: candidate SQL", g.name()), Some(sql.clone()),
+                                    json!({"generator": g.name(), "examples": examples.len()}));
+                    candidates.push((g, sql));
+                }
+                Err(e) => self.trace.step("generate", "error", format!("{}: no usable SQL: {e}", g.name()), None, json!({"generator": g.name()})),
+            }
+        }
+        if candidates.is_empty() {
+            crate::errors::raise(
+                "38000",
+                "no generator returned a usable SQL query",
+                Some("Try a larger model (options {\"model\": ...}) or rephrase the question."),
+            );
+        }
+        let model = self.endpoint.model.clone();
+        let experts: Vec<String> = candidates.iter().map(|(g, _)| format!("{}:{model}", g.name())).collect();
+        let sel_opts = crate::select::SelectOptions::from_json(&Value::Null);
+        let ran: Vec<crate::select::Ran> = candidates.iter().map(|(_, sql)| crate::select::run_candidate(sql, &sel_opts)).collect();
+        let answers: Vec<Option<nl2sql_core::select::answer::Answer>> = ran.iter().map(|r| r.answer.clone()).collect();
+        let mut clusters = nl2sql_core::select::cluster::cluster(&answers);
+        let weights = crate::select::expert_weights();
+        let expert_of: Vec<Option<String>> = experts.iter().cloned().map(Some).collect();
+        let conf = nl2sql_core::select::experts::weighted_confidence(&clusters, &expert_of, &weights);
+        for (c, w) in clusters.iter_mut().zip(conf) {
+            c.confidence = w;
+        }
+        clusters.sort_by(|a, b| {
+            b.confidence.partial_cmp(&a.confidence).unwrap_or(std::cmp::Ordering::Equal).then(a.members[0].cmp(&b.members[0]))
+        });
+        // the heaviest cluster that ran; if none ran, the first candidate (verification will say why)
+        let chosen = clusters.first().map_or(0, |c| c.representative());
+        let detail = match clusters.first() {
+            Some(c) => format!(
+                "{} candidates, {} result cluster{}; chose {}'s (weight share {:.2})",
+                candidates.len(),
+                clusters.len(),
+                if clusters.len() == 1 { "" } else { "s" },
+                candidates[chosen].0.name(),
+                c.confidence
+            ),
+            None => format!("{} candidates, none ran; verifying {}'s", candidates.len(), candidates[0].0.name()),
+        };
+        self.trace.step(
+            "candidates",
+            "ok",
+            detail,
+            Some(candidates[chosen].1.clone()),
+            json!(candidates.iter().zip(&ran).zip(&experts).enumerate().map(|(i, ((c, r), e))| json!({
+                "candidate": i + 1, "sql": c.1, "expert": e, "status": r.status, "error": r.error,
+                "cluster": clusters.iter().position(|cl| cl.members.contains(&i)).map(|p| p + 1),
+            })).collect::<Vec<_>>()),
+        );
+        candidates[chosen].1.clone()
     }
 
     fn run(mut self) -> Explanation {
@@ -434,15 +537,20 @@ impl Ask<'_> {
         );
         self.probe_loop();
 
-        let messages = prompts::generate(self.schema_text(), self.question, self.evidence, &self.grounding, &self.constraints);
-        let sql = self.ask_sql(messages, "generate").unwrap_or_else(|e| {
-            crate::errors::raise(
-                "38000",
-                format!("the model did not return a usable SQL query after {FORMAT_ATTEMPTS} attempts: {e}"),
-                Some("Try a larger model (options {\"model\": ...}) or rephrase the question."),
-            )
-        });
-        self.trace.step("generate", "ok", "candidate SQL".into(), Some(sql.clone()), Value::Null);
+        let sql = if self.opts.generators == [Generator::Direct] {
+            let messages = prompts::generate(self.schema_text(), self.question, self.evidence, &self.grounding, &self.constraints);
+            let sql = self.ask_sql(messages, "generate").unwrap_or_else(|e| {
+                crate::errors::raise(
+                    "38000",
+                    format!("the model did not return a usable SQL query after {FORMAT_ATTEMPTS} attempts: {e}"),
+                    Some("Try a larger model (options {\"model\": ...}) or rephrase the question."),
+                )
+            });
+            self.trace.step("generate", "ok", "candidate SQL".into(), Some(sql.clone()), Value::Null);
+            sql
+        } else {
+            self.n_version()
+        };
 
         if !self.opts.verify {
             self.trace.step("verify", "skipped", "verification is off".into(), Some(sql.clone()), Value::Null);
@@ -690,4 +798,43 @@ pub fn rows_as_objects(outcome: &Outcome) -> Vec<Value> {
         .iter()
         .map(|row| Value::Object(names.iter().cloned().zip(row.iter().cloned()).collect()))
         .collect()
+}
+
+/// Up to `k` verified examples for the few-shot generator: nearest by the embedding of the question
+/// with its schema words masked, keeping only examples whose SQL reads tables the caller can see.
+fn few_shot_examples(question: &str, catalog: &Catalog, k: usize) -> Result<Vec<(String, String)>, String> {
+    let masked = context::mask_schema_words(question, catalog);
+    let vector = crate::llm::try_embed(&[masked]).map_err(|e| e.to_string())?.vectors.pop().unwrap_or_default();
+    if vector.len() != crate::values::DIMENSIONS {
+        return Err(format!("the embedding model returns {} dimensions, examples store 384", vector.len()));
+    }
+    let text = format!("[{}]", vector.iter().map(|x| x.to_string()).collect::<Vec<_>>().join(","));
+    let vs = Spi::get_one::<String>(
+        "SELECT quote_ident(n.nspname) FROM pg_extension e JOIN pg_namespace n ON n.oid = e.extnamespace WHERE e.extname = 'vector'",
+    )
+    .ok()
+    .flatten()
+    .ok_or("extension vector is not installed")?;
+    let sql = format!(
+        "SELECT question, sql FROM nl2sql.examples ORDER BY embedding OPERATOR({vs}.<=>) $1::{vs}.vector LIMIT 20"
+    );
+    let owner = crate::spi::owner::extension_owner();
+    let found: Vec<(String, String)> = crate::spi::owner::as_extension_owner(owner, move || {
+        Spi::connect(|c| {
+            c.select(&sql, None, &[text.into()])
+                .map(|rows| rows.filter_map(|r| Some((r.get::<String>(1).ok().flatten()?, r.get::<String>(2).ok().flatten()?))).collect())
+                .unwrap_or_default()
+        })
+    });
+    Ok(found
+        .into_iter()
+        .filter(|(_, sql)| {
+            check_query(sql).is_ok_and(|c| {
+                let rels = nl2sql_core::select::rewrite::base_relations(&c.query);
+                let linked = nl2sql_core::ground::link::referenced(&c.query, catalog);
+                !rels.is_empty() && linked.tables.len() == rels.len()
+            })
+        })
+        .take(k)
+        .collect())
 }

@@ -30,7 +30,7 @@ fn load_run(run_id: i64) -> RunRecord {
         _ => crate::errors::raise("42704", format!("no run {run_id} that you can see"), Some("Feedback is given on your own runs (nl2sql.runs).")),
     };
     let execute = Spi::get_one_with_args::<pgrx::JsonB>(
-        "SELECT output FROM nl2sql.steps WHERE run_id = $1 AND stage = 'execute' ORDER BY step LIMIT 1",
+        "SELECT output FROM nl2sql.steps WHERE run_id = $1 AND stage IN ('execute', 'candidates') ORDER BY step LIMIT 1",
         &[run_id.into()],
     )
     .ok()

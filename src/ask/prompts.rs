@@ -81,6 +81,85 @@ pub fn generate(
     ]
 }
 
+/// The independent generators of N-version generation: one model, different reasoning.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Generator {
+    /// Write the query directly.
+    Direct,
+    /// Write the query's skeleton (clauses with placeholders) first, then fill it.
+    Skeleton,
+    /// Split the question into sub-questions, answer each, then combine (divide and conquer).
+    Decompose,
+    /// Follow verified examples of similar questions (`nl2sql.examples`).
+    FewShot,
+}
+
+impl Generator {
+    pub const ALL: [Generator; 4] = [Generator::Direct, Generator::Skeleton, Generator::Decompose, Generator::FewShot];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Generator::Direct => "direct",
+            Generator::Skeleton => "skeleton",
+            Generator::Decompose => "decompose",
+            Generator::FewShot => "few_shot",
+        }
+    }
+
+    pub fn parse(s: &str) -> Option<Self> {
+        Self::ALL.into_iter().find(|g| g.name() == s)
+    }
+
+    /// The JSON schema of its answer: its reasoning fields first, then `sql`.
+    pub fn schema(self) -> Value {
+        match self {
+            Generator::Skeleton => json!({"type": "object", "properties": {
+                "skeleton": {"type": "string", "maxLength": 400}, "sql": {"type": "string"}}, "required": ["skeleton", "sql"]}),
+            Generator::Decompose => json!({"type": "object", "properties": {
+                "subquestions": {"type": "array", "maxItems": 5, "items": {"type": "string", "maxLength": 200}},
+                "sql": {"type": "string"}}, "required": ["subquestions", "sql"]}),
+            _ => sql_schema(),
+        }
+    }
+}
+
+/// Generation by one generator; `examples` are (question, SQL) pairs for the few-shot generator.
+pub fn generate_with(
+    generator: Generator,
+    schema: &str,
+    question: &str,
+    evidence: Option<&str>,
+    grounding: &Grounding,
+    constraints: &[Constraint],
+    examples: &[(String, String)],
+) -> Vec<Message> {
+    let mut messages = generate(schema, question, evidence, grounding, constraints);
+    let how = match generator {
+        Generator::Direct => return messages,
+        Generator::Skeleton => "First write the query's skeleton: its clauses with placeholders (SELECT _ FROM _ JOIN _ ON _ \
+             WHERE _ GROUP BY _ ORDER BY _ LIMIT _, only the clauses it needs). Then fill it. Reply in JSON: \
+             {\"skeleton\": \"...\", \"sql\": \"SELECT ...\"}"
+            .to_string(),
+        Generator::Decompose => "First split the question into the sub-questions it depends on (which rows, which \
+             values, which aggregate), then write one query that answers them together (subqueries or CTEs as \
+             needed). Reply in JSON: {\"subquestions\": [\"...\"], \"sql\": \"SELECT ...\"}"
+            .to_string(),
+        Generator::FewShot => {
+            let shown: Vec<String> = examples.iter().map(|(q, s)| format!("Question: {q}\nSQL: {s}")).collect();
+            format!(
+                "Verified examples of similar questions on this database:\n{}\nFollow their patterns where they fit. \
+                 Reply in JSON: {{\"sql\": \"SELECT ...\"}}",
+                shown.join("\n\n")
+            )
+        }
+    };
+    if let Some(last) = messages.last_mut() {
+        last.content = format!("{}\n\n{how}", last.content);
+    }
+    messages
+}
+
 /// A repair of `sql`, given its problems and the attempts before it.
 pub fn repair(
     schema: &str,
@@ -142,6 +221,20 @@ mod tests {
         assert!(parse_sql_answer(r#"{"query": "SELECT 1"}"#).unwrap_err().contains("no \"sql\""));
         assert!(parse_sql_answer(r#"{"sql": "DELETE FROM t"}"#).unwrap_err().contains("only read-only"));
         assert!(parse_sql_answer("I cannot answer that.").is_err());
+    }
+
+    #[test]
+    fn generators_differ_in_reasoning_not_in_context() {
+        let g = Grounding::default();
+        let direct = generate_with(Generator::Direct, "TABLE t (a int)", "q?", None, &g, &[], &[]);
+        let skeleton = generate_with(Generator::Skeleton, "TABLE t (a int)", "q?", None, &g, &[], &[]);
+        let few = generate_with(Generator::FewShot, "TABLE t (a int)", "q?", None, &g, &[], &[("how many a?".into(), "SELECT count(a) FROM t".into())]);
+        assert_eq!(direct[0], skeleton[0]);
+        assert!(skeleton[1].content.contains("skeleton") && skeleton[1].content.starts_with(&direct[1].content));
+        assert!(few[1].content.contains("SQL: SELECT count(a) FROM t"));
+        assert_eq!(Generator::parse("decompose"), Some(Generator::Decompose));
+        assert!(Generator::Decompose.schema()["required"].to_string().contains("subquestions"));
+        assert_eq!(parse_sql_answer(r#"{"skeleton": "SELECT _ FROM _", "sql": "SELECT a FROM t"}"#).unwrap(), "SELECT a FROM t");
     }
 
     #[test]
