@@ -228,3 +228,17 @@ fn ask_n_version_generation_with_experts_feedback_and_few_shot() {
     assert_eq!(few["generator"], json!("few_shot"), "{rows:?}");
     assert!(few["examples"].as_i64().unwrap() >= 1, "{few}");
 }
+
+#[pg_test]
+fn ask_two_round_generation_prunes_the_schema_to_the_linked_tables() {
+    load_bookshop();
+    // control flow only: the draft names customers and books; the closure must bring the bridge tables
+    let url = scripted_llm(&["{\"sql\": \"SELECT c.name, b.title FROM customers c, books b\"}", "{\"sql\": \"SELECT c.name, b.title FROM customers c JOIN orders o ON o.customer_id = c.customer_id JOIN order_items i ON i.order_id = o.order_id JOIN books b ON b.book_id = i.book_id\"}"], 10);
+    exec(&format!("SET LOCAL nl2sql.llm_endpoint = '{url}'"));
+    let (run_id, rows) = run_question("Which customers bought which books?", "{\"probe\": false, \"verify\": false, \"two_round\": true}");
+    assert!(rows.iter().any(|(s, st, _)| s == "link" && st == "ok"), "{rows:?}");
+    let link = json_of(&format!("SELECT output FROM nl2sql.steps WHERE run_id = {} AND stage = 'link'", run_id.unwrap()));
+    assert_eq!(link["bridges"], json!(["public.order_items", "public.orders"]), "{link}");
+    assert!(!link["tables"].as_array().unwrap().contains(&json!("public.authors")), "{link}");
+    assert!(rows.last().unwrap().2.as_deref().unwrap().contains("JOIN order_items"));
+}

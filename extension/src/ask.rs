@@ -40,13 +40,16 @@ pub struct AskOptions {
     pub values: bool,
     /// The generators of N-version generation (one: a single generation).
     pub generators: Vec<Generator>,
+    /// Two-round generation: a draft, its schema linked and closed over foreign keys, then the
+    /// final generation on that pruned schema.
+    pub two_round: bool,
     /// Rows `nl2sql_execute` returns.
     pub max_rows: i32,
 }
 
 const OPTION_KEYS: &[&str] = &[
     "max_probes", "max_repairs", "probe_rows", "schema_token_budget", "temperature", "model", "seed", "probe",
-    "verify", "repair", "values", "generators", "max_rows",
+    "verify", "repair", "values", "generators", "two_round", "max_rows",
 ];
 
 fn bad_option(key: &str, want: &str) -> ! {
@@ -106,6 +109,11 @@ impl AskOptions {
             verify: flag("verify"),
             repair: flag("repair"),
             values: flag("values"),
+            two_round: match obj.get("two_round") {
+                None => false,
+                Some(Value::Bool(b)) => *b,
+                Some(_) => bad_option("two_round", "true or false"),
+            },
             generators: match obj.get("generators") {
                 None => vec![Generator::Direct],
                 Some(Value::Array(a)) if !a.is_empty() => {
@@ -134,6 +142,7 @@ impl AskOptions {
             "max_repairs": if self.repair && self.verify { self.max_repairs } else { 0 },
             "verify": self.verify,
             "values": self.values,
+            "two_round": self.two_round,
             "generators": self.generators.iter().map(|g| g.name()).collect::<Vec<_>>(),
             "probe_rows": self.probe_rows,
             "schema_token_budget": self.schema_token_budget,
@@ -442,6 +451,59 @@ impl Ask<'_> {
         Err(last)
     }
 
+    /// Two-round generation, first round: a draft on the full schema context; the tables and columns
+    /// it references, plus the tables probing found relevant, closed over the foreign keys, become
+    /// the schema context of the final generation.
+    fn link_round(&mut self) {
+        let messages = prompts::generate(self.schema_text(), self.question, self.evidence, &self.grounding, &self.constraints);
+        let draft = match self.ask_sql(messages, "draft") {
+            Ok(sql) => sql,
+            Err(e) => {
+                self.trace.step("link", "error", format!("no usable draft ({e}); the full schema is kept"), None, Value::Null);
+                return;
+            }
+        };
+        let Ok(checked) = check_query(&draft) else { return };
+        let mut linked = nl2sql_core::ground::link::referenced(&checked.query, &self.catalog);
+        for t in self.grounding.relevant_columns.keys() {
+            if let Some(table) = self.catalog.tables.iter().find(|x| x.name.name == *t || x.name.to_string() == *t) {
+                linked.tables.insert(table.name.clone());
+            }
+        }
+        if linked.tables.is_empty() {
+            self.trace.step("link", "skipped", "the draft references no table; the full schema is kept".into(), Some(draft), Value::Null);
+            return;
+        }
+        let closed = nl2sql_core::ground::link::close_over_foreign_keys(&linked, &self.catalog);
+        let pruned = Catalog {
+            tables: self.catalog.tables.iter().filter(|t| closed.tables.contains(&t.name)).cloned().collect(),
+            foreign_keys: self
+                .catalog
+                .foreign_keys
+                .iter()
+                .filter(|fk| closed.tables.contains(&fk.from) && closed.tables.contains(&fk.to))
+                .cloned()
+                .collect(),
+        };
+        let samples = sample_values(&pruned, &pruned.tables.iter().map(|t| t.name.clone()).collect::<Vec<_>>(), 40);
+        self.schema = context::build(&pruned, &samples, self.question, self.opts.schema_token_budget);
+        let names = |v: &std::collections::BTreeSet<nl2sql_core::catalog::RelName>| v.iter().map(|n| n.to_string()).collect::<Vec<_>>();
+        self.trace.step(
+            "link",
+            "ok",
+            format!(
+                "the draft links {} table{}{}; the final generation sees only these",
+                closed.tables.len(),
+                if closed.tables.len() == 1 { "" } else { "s" },
+                if closed.bridges.is_empty() { String::new() } else { format!(" (bridges added: {})", names(&closed.bridges).join(", ")) }
+            ),
+            Some(draft),
+            json!({"tables": names(&closed.tables), "bridges": names(&closed.bridges),
+                   "columns": closed.columns.iter().map(|(t, c)| format!("{t}.{c}")).collect::<Vec<_>>(),
+                   "tokens": self.schema.tokens}),
+        );
+    }
+
     /// N-version generation: each generator writes a candidate; the candidates run, are clustered
     /// by result and weighed by their experts' weights (`generator:model`); the heaviest cluster's
     /// first candidate goes on to verification.
@@ -536,6 +598,9 @@ impl Ask<'_> {
             constraints_json,
         );
         self.probe_loop();
+        if self.opts.two_round {
+            self.link_round();
+        }
 
         let sql = if self.opts.generators == [Generator::Direct] {
             let messages = prompts::generate(self.schema_text(), self.question, self.evidence, &self.grounding, &self.constraints);
