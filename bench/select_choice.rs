@@ -32,16 +32,8 @@ use nl2sql_core::select::separate::{separate, Budget, Problem, Rows, Workspace};
 use nl2sql_core::sql::check_query;
 use postgres::{Client, SimpleQueryMessage};
 use serde_json::{json, Value};
-use spider::{connect, rows, same, within, without_limit};
+use spider::{connect, pct, rows, same, within, without_limit};
 use sqlparser::ast::{Ident, ObjectName};
-
-fn pct(xs: &mut [f64], p: f64) -> f64 {
-    if xs.is_empty() {
-        return f64::NAN;
-    }
-    xs.sort_by(|a, b| a.partial_cmp(b).unwrap());
-    xs[((xs.len() as f64 - 1.0) * p).round() as usize]
-}
 
 // --- the client-side workspace (c) --------------------------------------------------------------
 

@@ -111,3 +111,12 @@ pub fn without_limit(sql: &str) -> Option<String> {
     q.limit_clause.take()?;
     Some(q.to_string())
 }
+
+/// The `p` quantile (0..=1) of `xs` (sorted in place); NaN when empty.
+pub fn pct(xs: &mut [f64], p: f64) -> f64 {
+    if xs.is_empty() {
+        return f64::NAN;
+    }
+    xs.sort_by(|a, b| a.partial_cmp(b).unwrap());
+    xs[((xs.len() as f64 - 1.0) * p).round() as usize]
+}

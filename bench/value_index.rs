@@ -14,18 +14,10 @@ use std::time::Instant;
 mod spider;
 
 use serde_json::Value;
-use spider::connect;
+use spider::{connect, pct};
 use sqlparser::ast::{Expr, Visit, Visitor};
 use sqlparser::dialect::PostgreSqlDialect;
 use sqlparser::parser::Parser;
-
-fn pct(xs: &mut [f64], p: f64) -> f64 {
-    if xs.is_empty() {
-        return f64::NAN;
-    }
-    xs.sort_by(|a, b| a.partial_cmp(b).unwrap());
-    xs[((xs.len() as f64 - 1.0) * p).round() as usize]
-}
 
 /// String literals compared with `=` or `IN` in the gold SQL (the values the question names).
 fn gold_values(sql: &str) -> Vec<String> {

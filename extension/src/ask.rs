@@ -549,15 +549,8 @@ impl Ask<'_> {
         let ran: Vec<crate::select::Ran> = candidates.iter().map(|(_, sql)| crate::select::run_candidate(sql, &sel_opts)).collect();
         let answers: Vec<Option<nl2sql_core::select::answer::Answer>> = ran.iter().map(|r| r.answer.clone()).collect();
         let mut clusters = nl2sql_core::select::cluster::cluster(&answers);
-        let weights = crate::select::expert_weights();
         let expert_of: Vec<Option<String>> = experts.iter().cloned().map(Some).collect();
-        let conf = nl2sql_core::select::experts::weighted_confidence(&clusters, &expert_of, &weights);
-        for (c, w) in clusters.iter_mut().zip(conf) {
-            c.confidence = w;
-        }
-        clusters.sort_by(|a, b| {
-            b.confidence.partial_cmp(&a.confidence).unwrap_or(std::cmp::Ordering::Equal).then(a.members[0].cmp(&b.members[0]))
-        });
+        nl2sql_core::select::experts::rank(&mut clusters, &expert_of, &crate::select::expert_weights());
         // the heaviest cluster that ran; if none ran, the first candidate (verification will say why)
         let chosen = clusters.first().map_or(0, |c| c.representative());
         let detail = match clusters.first() {
@@ -870,16 +863,8 @@ pub fn rows_as_objects(outcome: &Outcome) -> Vec<Value> {
 fn few_shot_examples(question: &str, catalog: &Catalog, k: usize) -> Result<Vec<(String, String)>, String> {
     let masked = context::mask_schema_words(question, catalog);
     let vector = crate::llm::try_embed(&[masked]).map_err(|e| e.to_string())?.vectors.pop().unwrap_or_default();
-    if vector.len() != crate::values::DIMENSIONS {
-        return Err(format!("the embedding model returns {} dimensions, examples store 384", vector.len()));
-    }
-    let text = format!("[{}]", vector.iter().map(|x| x.to_string()).collect::<Vec<_>>().join(","));
-    let vs = Spi::get_one::<String>(
-        "SELECT quote_ident(n.nspname) FROM pg_extension e JOIN pg_namespace n ON n.oid = e.extnamespace WHERE e.extname = 'vector'",
-    )
-    .ok()
-    .flatten()
-    .ok_or("extension vector is not installed")?;
+    let text = crate::values::vector_literal(&vector)?;
+    let vs = crate::values::ext_schema("vector");
     let sql = format!(
         "SELECT question, sql FROM nl2sql.examples ORDER BY embedding OPERATOR({vs}.<=>) $1::{vs}.vector LIMIT 20"
     );

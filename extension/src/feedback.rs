@@ -88,19 +88,19 @@ pub fn feedback(run_id: i64, correct_sql: Option<&str>, verdict: Option<&str>) -
     let mut mistaken: Vec<String> = Vec::new();
     let mut judged: Vec<String> = Vec::new();
     for (sql, expert) in &run.candidates {
+        // an expert with several candidates is judged by its first
         let Some(expert) = expert else { continue };
-        if judged.contains(expert) && !mistaken.contains(expert) {
+        if judged.contains(expert) {
             continue;
         }
         let answer: Option<Answer> = run_candidate(sql, &opts).answer;
         let agrees = answer.as_ref().is_some_and(|a| same(a, &reference_answer));
         let wrong = if reference_is_right { !agrees } else { agrees };
         judged.push(expert.clone());
-        if wrong && !mistaken.contains(expert) {
+        if wrong {
             mistaken.push(expert.clone());
         }
     }
-    judged.dedup();
     let owner = extension_owner();
     let mut weights: BTreeMap<String, f64> = expert_weights();
     let before = weights.clone();
@@ -147,17 +147,8 @@ pub fn feedback(run_id: i64, correct_sql: Option<&str>, verdict: Option<&str>) -
     if reference_is_right {
         if let Some(question) = run.question.clone() {
             let masked = nl2sql_core::context::mask_schema_words(&question, &crate::spi::catalog::read());
-            let vector = crate::llm::embed(&[masked.clone()]).vectors.pop().unwrap_or_default();
-            if vector.len() != crate::values::DIMENSIONS {
-                crate::errors::raise("22000", format!("the embedding model returns {} dimensions, examples store 384", vector.len()), None);
-            }
-            let text = format!("[{}]", vector.iter().map(|x| x.to_string()).collect::<Vec<_>>().join(","));
-            let vector_schema = Spi::get_one::<String>(
-                "SELECT quote_ident(n.nspname) FROM pg_extension e JOIN pg_namespace n ON n.oid = e.extnamespace WHERE e.extname = 'vector'",
-            )
-            .ok()
-            .flatten()
-            .unwrap_or_else(|| "public".into());
+            let text = crate::values::embed_one(&masked);
+            let vector_schema = crate::values::ext_schema("vector");
             let sql = format!(
                 "INSERT INTO nl2sql.examples (question, sql, embedding, run_id, added_by) VALUES ($1, $2, $3::{vector_schema}.vector, $4, $5) RETURNING example_id"
             );

@@ -542,15 +542,8 @@ pub fn select(question: &str, candidates: &[Option<String>], evidence: Option<&s
     let mut clusters: Vec<Cluster> = cluster(&answers);
     if let Some(experts) = &opts.experts {
         // weighted majority: confidence is the weight of a cluster's experts, and clusters rank by it
-        let weights = expert_weights();
         let expert_of: Vec<Option<String>> = experts.iter().cloned().map(Some).collect();
-        let conf = nl2sql_core::select::experts::weighted_confidence(&clusters, &expert_of, &weights);
-        for (c, w) in clusters.iter_mut().zip(conf) {
-            c.confidence = w;
-        }
-        clusters.sort_by(|a, b| {
-            b.confidence.partial_cmp(&a.confidence).unwrap_or(std::cmp::Ordering::Equal).then(b.members.len().cmp(&a.members.len())).then(a.members[0].cmp(&b.members[0]))
-        });
+        nl2sql_core::select::experts::rank(&mut clusters, &expert_of, &expert_weights());
     }
     if opts.randomised && clusters.len() > 1 {
         // RWMA: draw a cluster in proportion to its (weighted) confidence, reproducibly per run

@@ -35,8 +35,30 @@ pub struct IndexedColumn {
     pub removed: i64,
 }
 
+/// pgvector's text form of an embedding, if it has the dimensions nl2sql's vector columns store.
+pub fn vector_literal(v: &[f32]) -> Result<String, String> {
+    if v.len() != DIMENSIONS {
+        return Err(format!("the embedding model returns {} dimensions; nl2sql stores {DIMENSIONS}", v.len()));
+    }
+    Ok(format!("[{}]", v.iter().map(|x| x.to_string()).collect::<Vec<_>>().join(",")))
+}
+
+fn raise_dimensions(e: String) -> ! {
+    crate::errors::raise(
+        "22000",
+        e,
+        Some("Use an embedding model with 384 dimensions (all-MiniLM-L6-v2) for nl2sql.embedding_model."),
+    )
+}
+
+/// The embedding of one text as a pgvector literal; raises when the model is unreachable or its
+/// vectors have the wrong dimensions.
+pub fn embed_one(text: &str) -> String {
+    embed_all(&[text.to_string()]).pop().expect("one embedding")
+}
+
 /// The schema an extension lives in, quoted (for its types and operators).
-fn ext_schema(name: &str) -> String {
+pub fn ext_schema(name: &str) -> String {
     let schema = Spi::get_one_with_args::<String>(
         "SELECT n.nspname::text FROM pg_catalog.pg_extension e JOIN pg_catalog.pg_namespace n ON n.oid = e.extnamespace
           WHERE e.extname = $1",
@@ -66,14 +88,7 @@ fn embed_all(texts: &[String]) -> Vec<String> {
     let mut out = Vec::with_capacity(texts.len());
     for chunk in texts.chunks(EMBED_BATCH) {
         for v in crate::llm::embed(chunk).vectors {
-            if v.len() != DIMENSIONS {
-                crate::errors::raise(
-                    "22000",
-                    format!("the embedding model returns {} dimensions; the value index stores {DIMENSIONS}", v.len()),
-                    Some("Use an embedding model with 384 dimensions (all-MiniLM-L6-v2) for nl2sql.embedding_model."),
-                );
-            }
-            out.push(format!("[{}]", v.iter().map(|x| x.to_string()).collect::<Vec<_>>().join(",")));
+            out.push(vector_literal(&v).unwrap_or_else(|e| raise_dimensions(e)));
         }
     }
     out
@@ -160,12 +175,16 @@ pub fn index_values(target: Option<pg_sys::Oid>) -> Vec<IndexedColumn> {
                 embedded: 0,
                 removed: 0,
             };
+            if !values::is_text_type(&col.type_name) {
+                continue; // not worth a row in the status
+            }
             let is_key = keys.contains(col.name.as_str());
-            let decision = if !values::is_text_type(&col.type_name) || is_key {
-                values::worth_indexing(&col.name, &col.type_name, is_key, &ColumnProfile::default()).map(|_| None)
+            // keys are skipped without reading the column
+            let p = if is_key {
+                ColumnProfile::default()
             } else {
                 match profile(&t.name, &col.name) {
-                    Ok(p) => values::worth_indexing(&col.name, &col.type_name, false, &p).map(|_| Some(p)),
+                    Ok(p) => p,
                     Err(e) => {
                         c.reason = Some(format!("could not be read: {e}"));
                         record(owner, &c, None, &model);
@@ -174,20 +193,13 @@ pub fn index_values(target: Option<pg_sys::Oid>) -> Vec<IndexedColumn> {
                     }
                 }
             };
-            let p = match decision {
-                Ok(Some(p)) => p,
-                Ok(None) => unreachable!("non-text columns and keys are skipped"),
-                Err(skip) => {
-                    if !values::is_text_type(&col.type_name) {
-                        continue; // not worth a row in the status
-                    }
-                    c.reason = Some(skip.reason().to_string());
-                    c.removed = remove_except(owner, &t.name, &col.name, Vec::new(), &model);
-                    record(owner, &c, None, &model);
-                    out.push(c);
-                    continue;
-                }
-            };
+            if let Err(skip) = values::worth_indexing(&col.name, &col.type_name, is_key, &p) {
+                c.reason = Some(skip.reason().to_string());
+                c.removed = remove_except(owner, &t.name, &col.name, Vec::new(), &model);
+                record(owner, &c, None, &model);
+                out.push(c);
+                continue;
+            }
             let current: Vec<String> = match executor::run(&values::values_sql(&t.name, &col.name, max_values), &ExecOptions::from_settings(max_values as i32)) {
                 Ok(Outcome::Rows(r)) => r.rows.into_iter().filter_map(|row| row.into_iter().next()?.as_str().map(str::to_string)).collect(),
                 Ok(Outcome::Failed(f)) => {
@@ -256,14 +268,7 @@ pub fn try_search_values(
         return Ok(Vec::new());
     }
     let embedding = crate::llm::try_embed(&[text.to_string()])?.vectors.pop().unwrap_or_default();
-    if embedding.len() != DIMENSIONS {
-        crate::errors::raise(
-            "22000",
-            format!("the embedding model returns {} dimensions; the value index stores {DIMENSIONS}", embedding.len()),
-            None,
-        );
-    }
-    let embedding = format!("[{}]", embedding.iter().map(|x| x.to_string()).collect::<Vec<_>>().join(","));
+    let embedding = vector_literal(&embedding).unwrap_or_else(|e| raise_dimensions(e));
     let (vector, trgm) = (ext_schema("vector"), ext_schema("pg_trgm"));
     let owner = extension_owner();
     let semantic_sql = format!(

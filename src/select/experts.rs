@@ -62,6 +62,22 @@ pub fn weighted_confidence(clusters: &[Cluster], expert_of: &[Option<String>], w
     per.into_iter().map(|s| if total > 0.0 { s / total } else { 0.0 }).collect()
 }
 
+/// Give each cluster its weighted confidence and rank them by it (then size, then first member):
+/// the weighted-majority order.
+pub fn rank(clusters: &mut [Cluster], expert_of: &[Option<String>], weights: &BTreeMap<String, f64>) {
+    let conf = weighted_confidence(clusters, expert_of, weights);
+    for (c, w) in clusters.iter_mut().zip(conf) {
+        c.confidence = w;
+    }
+    clusters.sort_by(|a, b| {
+        b.confidence
+            .partial_cmp(&a.confidence)
+            .unwrap_or(std::cmp::Ordering::Equal)
+            .then(b.members.len().cmp(&a.members.len()))
+            .then(a.members[0].cmp(&b.members[0]))
+    });
+}
+
 /// RWMA: the cluster of an expert drawn in proportion to the clusters' weights, with a
 /// deterministic draw `u` in [0, 1) (e.g. from the run id) so a run can be replayed.
 pub fn sample_cluster(confidence: &[f64], u: f64) -> Option<usize> {
@@ -111,6 +127,9 @@ mod tests {
         }
         let after = weighted_confidence(&clusters, &experts, &w);
         assert!(after[1] > after[0], "{after:?}");
+        let mut ranked = clusters.clone();
+        rank(&mut ranked, &experts, &w);
+        assert_eq!(ranked[0].members, vec![2]);
         // one expert with two candidates in a cluster counts once
         let dup = weighted_confidence(&[Cluster { members: vec![0, 1], confidence: 1.0 }], &[Some("a".into()), Some("a".into())], &w);
         assert_eq!(dup, vec![1.0]);

@@ -128,7 +128,7 @@ pub struct Report {
 type Witness = BTreeSet<RowId>;
 
 /// `'(0,1)'` and friends as a `tid[]` literal.
-fn tid_array(ctids: &[&str]) -> String {
+pub fn tid_array(ctids: &[&str]) -> String {
     let items: Vec<String> = ctids.iter().map(|c| format!("'{}'", c.replace('\'', "''"))).collect();
     format!("ARRAY[{}]::tid[]", items.join(", "))
 }

@@ -122,18 +122,8 @@ fn run_in_subtransaction(sql: &str, opts: &ExecOptions, mode: Mode) -> Outcome {
     let timer = timer_id();
     TIMED_OUT.store(false, Ordering::SeqCst);
 
-    // SAFETY: the subtransaction protocol of PL/pgSQL's exception blocks: remember the memory
-    // context and resource owner, begin, run, and roll back whatever happened, then restore both.
-    let (old_context, old_owner) = unsafe { (pg_sys::CurrentMemoryContext, pg_sys::CurrentResourceOwner) };
-    unsafe {
-        pg_sys::BeginInternalSubTransaction(std::ptr::null());
-        pg_sys::MemoryContextSwitchTo(old_context);
-    }
-    let restore = || unsafe {
-        pg_sys::RollbackAndReleaseCurrentSubTransaction();
-        pg_sys::MemoryContextSwitchTo(old_context);
-        pg_sys::CurrentResourceOwner = old_owner;
-    };
+    let sub = super::subtransaction::RolledBack::begin();
+    let restore = || sub.rollback();
 
     let outcome = PgTryBuilder::new(|| {
         let result = fetch(sql, opts, timer, started, mode);

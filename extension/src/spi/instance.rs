@@ -14,7 +14,7 @@
 
 use nl2sql_core::catalog::RelName;
 use nl2sql_core::result::Outcome;
-use nl2sql_core::select::separate::{Rows, Workspace};
+use nl2sql_core::select::separate::{tid_array, Rows, Workspace};
 use pgrx::pg_sys::{self, PgTryBuilder};
 use pgrx::prelude::*;
 
@@ -56,12 +56,8 @@ impl Workspace for SpiWorkspace<'_> {
         if ctids.is_empty() {
             return Ok(());
         }
-        let tids: Vec<String> = ctids.iter().map(|c| format!("'{}'", c.replace('\'', "''"))).collect();
-        Spi::run(&format!(
-            "INSERT INTO pg_temp.{table} SELECT * FROM {} WHERE ctid = ANY(ARRAY[{}]::tid[])",
-            self.relations[rel],
-            tids.join(", ")
-        ))
+        let tids: Vec<&str> = ctids.iter().map(String::as_str).collect();
+        Spi::run(&format!("INSERT INTO pg_temp.{table} SELECT * FROM {} WHERE ctid = ANY({})", self.relations[rel], tid_array(&tids)))
         .map_err(|e| e.to_string())
     }
 
@@ -89,17 +85,8 @@ pub fn with_instance_space<R>(
     opts: &ExecOptions,
     f: impl FnOnce(&mut SpiWorkspace) -> R,
 ) -> R {
-    // SAFETY: the subtransaction protocol of PL/pgSQL's exception blocks, as in the executor.
-    let (old_context, old_owner) = unsafe { (pg_sys::CurrentMemoryContext, pg_sys::CurrentResourceOwner) };
-    unsafe {
-        pg_sys::BeginInternalSubTransaction(std::ptr::null());
-        pg_sys::MemoryContextSwitchTo(old_context);
-    }
-    let restore = || unsafe {
-        pg_sys::RollbackAndReleaseCurrentSubTransaction();
-        pg_sys::MemoryContextSwitchTo(old_context);
-        pg_sys::CurrentResourceOwner = old_owner;
-    };
+    let sub = super::subtransaction::RolledBack::begin();
+    let restore = || sub.rollback();
     let mut ws = SpiWorkspace { relations, sides, opts: opts.clone() };
     let result = PgTryBuilder::new(std::panic::AssertUnwindSafe(|| {
         if let Some(role) = opts.role.as_deref() {

@@ -5,3 +5,4 @@ pub mod catalog;
 pub mod executor;
 pub mod instance;
 pub mod owner;
+pub mod subtransaction;
