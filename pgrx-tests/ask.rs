@@ -242,3 +242,45 @@ fn ask_two_round_generation_prunes_the_schema_to_the_linked_tables() {
     assert!(!link["tables"].as_array().unwrap().contains(&json!("public.authors")), "{link}");
     assert!(rows.last().unwrap().2.as_deref().unwrap().contains("JOIN order_items"));
 }
+
+#[pg_test]
+fn ask_n_version_samples_go_out_together_and_are_all_recorded() {
+    load_bookshop();
+    exec("SET LOCAL nl2sql.llm_concurrency = 2");
+    let (run_id, rows) = run_question(
+        "How many books are there?",
+        "{\"max_probes\": 0, \"verify\": false, \"generators\": [\"direct\", \"skeleton\"], \"samples\": 2}",
+    );
+    let generated: Vec<_> = rows.iter().filter(|(s, st, _)| s == "generate" && st == "ok").collect();
+    assert_eq!(generated.len(), 4, "two generators, two samples each, all from the real model: {rows:?}");
+    let cands = json_of(&format!("SELECT output FROM nl2sql.steps WHERE run_id = {} AND stage = 'candidates'", run_id.unwrap()));
+    assert_eq!(cands["concurrency"], json!(2), "{cands}");
+    assert_eq!(cands["candidates"].as_array().unwrap().len(), 4, "{cands}");
+    let settings = json_of(&format!("SELECT settings FROM nl2sql.runs WHERE run_id = {}", run_id.unwrap()));
+    assert_eq!((settings["samples"].clone(), settings["select"].clone()), (json!(2), json!("vote")), "{settings}");
+    assert!(error_of("nl2sql('x', NULL, '{\"samples\": 9}')").unwrap().starts_with("22023: option \"samples\""));
+    assert!(error_of("nl2sql('x', NULL, '{\"select\": \"best\"}')").unwrap().starts_with("22023: option \"select\""));
+}
+
+#[pg_test]
+fn ask_n_version_settles_a_split_by_a_tournament() {
+    // control flow only (the duel itself is tested with the real model in select.rs): the two
+    // generators disagree, no cluster reaches the gate, the judge's votes name the cheapest
+    // book's author, so the candidate ordering ASC must be chosen whichever reply came first
+    load_bookshop();
+    let most = "{\"sql\": \"SELECT a.name FROM authors a JOIN books b ON b.author_id = a.author_id ORDER BY b.price DESC LIMIT 1\"}";
+    let least = "{\"sql\": \"SELECT a.name FROM authors a JOIN books b ON b.author_id = a.author_id ORDER BY b.price ASC LIMIT 1\"}";
+    let vote = "{\"reasoning\": \"x\", \"rows\": [[\"Anonymous Collective\"]]}";
+    let contents: &'static [&'static str] = Box::leak(vec![most, least, vote].into_boxed_slice());
+    let url = scripted_llm(contents, 5);
+    exec(&format!("SET LOCAL nl2sql.llm_endpoint = '{url}'"));
+    let (run_id, rows) = run_question(
+        "Which author wrote the cheapest book?",
+        "{\"probe\": false, \"verify\": false, \"generators\": [\"direct\", \"skeleton\"], \"select\": \"tournament\"}",
+    );
+    let cands = json_of(&format!("SELECT output FROM nl2sql.steps WHERE run_id = {} AND stage = 'candidates'", run_id.unwrap()));
+    assert!(cands["tournament"]["run_id"].as_i64().is_some(), "the duels are their own audited run: {cands}");
+    let chosen = rows.last().unwrap().2.as_deref().unwrap();
+    assert!(chosen.contains("ASC"), "{rows:?}");
+    assert!(rows.iter().any(|(s, _, _)| s == "candidates"), "{rows:?}");
+}

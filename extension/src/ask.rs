@@ -43,13 +43,17 @@ pub struct AskOptions {
     /// Two-round generation: a draft, its schema linked and closed over foreign keys, then the
     /// final generation on that pruned schema.
     pub two_round: bool,
+    /// Answers drawn from each generator.
+    pub samples: usize,
+    /// Settle disagreeing N-version candidates by duels on separating instances.
+    pub tournament: bool,
     /// Rows `nl2sql_execute` returns.
     pub max_rows: i32,
 }
 
 const OPTION_KEYS: &[&str] = &[
     "max_probes", "max_repairs", "probe_rows", "schema_token_budget", "temperature", "model", "seed", "probe",
-    "verify", "repair", "values", "generators", "two_round", "max_rows",
+    "verify", "repair", "values", "generators", "samples", "select", "two_round", "max_rows",
 ];
 
 fn bad_option(key: &str, want: &str) -> ! {
@@ -130,6 +134,13 @@ impl AskOptions {
                 }
                 Some(_) => bad_option("generators", "a non-empty array of \"direct\", \"skeleton\", \"decompose\", \"few_shot\""),
             },
+            samples: count("samples", 1, 5).max(1),
+            tournament: match obj.get("select") {
+                None => false,
+                Some(Value::String(v)) if v == "vote" => false,
+                Some(Value::String(v)) if v == "tournament" => true,
+                Some(_) => bad_option("select", "\"vote\" or \"tournament\""),
+            },
             max_rows: count("max_rows", gucs::MAX_ROWS_LIMIT.get(), 1_000_000) as i32,
         }
     }
@@ -144,6 +155,8 @@ impl AskOptions {
             "values": self.values,
             "two_round": self.two_round,
             "generators": self.generators.iter().map(|g| g.name()).collect::<Vec<_>>(),
+            "samples": self.samples,
+            "select": if self.tournament { "tournament" } else { "vote" },
             "probe_rows": self.probe_rows,
             "schema_token_budget": self.schema_token_budget,
             "temperature": self.temperature,
@@ -358,6 +371,8 @@ fn check(sql: &str, constraints: &[Constraint], verify_constraints: bool, catalo
 
 /// How many times the model may answer with something that is not SQL before the call fails.
 const FORMAT_ATTEMPTS: usize = 3;
+/// The temperature of N-version samples after the first of each generator.
+const SAMPLE_TEMPERATURE: f32 = 0.7;
 
 impl Ask<'_> {
     fn schema_text(&self) -> &str {
@@ -431,9 +446,13 @@ impl Ask<'_> {
         self.ask_sql_as(messages, stage, sql_schema())
     }
 
-    fn ask_sql_as(&mut self, mut messages: Vec<Message>, stage: &str, schema: Value) -> Result<String, String> {
+    fn ask_sql_as(&mut self, messages: Vec<Message>, stage: &str, schema: Value) -> Result<String, String> {
+        self.ask_sql_attempts(messages, stage, schema, FORMAT_ATTEMPTS)
+    }
+
+    fn ask_sql_attempts(&mut self, mut messages: Vec<Message>, stage: &str, schema: Value, attempts: usize) -> Result<String, String> {
         let mut last = String::new();
-        for attempt in 1..=FORMAT_ATTEMPTS {
+        for attempt in 1..=attempts {
             let reply = self.chat(messages.clone(), "sql_answer", schema.clone(), 700);
             match parse_sql_answer(&reply.content) {
                 Ok(sql) => return Ok(sql),
@@ -504,13 +523,27 @@ impl Ask<'_> {
         );
     }
 
-    /// N-version generation: each generator writes a candidate; the candidates run, are clustered
-    /// by result and weighed by their experts' weights (`generator:model`); the heaviest cluster's
-    /// first candidate goes on to verification.
+    /// The chat request of one generation.
+    fn request(&self, messages: Vec<Message>, schema: Value, temperature: f32, seed: Option<u64>) -> ChatRequest {
+        ChatRequest {
+            messages,
+            temperature,
+            max_tokens: Some(700),
+            json_schema: Some(("sql_answer".into(), schema)),
+            seed,
+            ..Default::default()
+        }
+    }
+
+    /// N-version generation: each generator (and each further sample of it) writes a candidate;
+    /// the requests go out together, `nl2sql.llm_concurrency` at a time. The candidates run, are
+    /// clustered by result and weighed by their experts' weights (`generator:model`); the heaviest
+    /// cluster's first candidate goes on to verification, or, with `select: tournament` and no
+    /// clear majority, the winner of `nl2sql_select`'s duels on separating instances.
     fn n_version(&mut self) -> String {
-        let mut candidates: Vec<(Generator, String)> = Vec::new();
-        let generators = self.opts.generators.clone();
-        for g in generators {
+        // 1. the prompts (few-shot examples are read here, on the backend, as the caller)
+        let mut jobs: Vec<(Generator, usize, Vec<Message>, usize)> = Vec::new();
+        for g in self.opts.generators.clone() {
             let examples = if g == Generator::FewShot {
                 match few_shot_examples(self.question, &self.catalog, 3) {
                     Ok(e) if !e.is_empty() => e,
@@ -527,22 +560,72 @@ impl Ask<'_> {
                 Vec::new()
             };
             let messages = prompts::generate_with(g, self.schema_text(), self.question, self.evidence, &self.grounding, &self.constraints, &examples);
-            match self.ask_sql_as(messages, "generate", g.schema()) {
+            for k in 0..self.opts.samples {
+                jobs.push((g, k, messages.clone(), examples.len()));
+            }
+        }
+        // 2. all first answers at once; a sample after the first is drawn warmer, with its own seed
+        let requests: Vec<ChatRequest> = jobs
+            .iter()
+            .map(|(g, k, messages, _)| {
+                let (temperature, seed) = if *k == 0 {
+                    (self.opts.temperature, self.opts.seed)
+                } else {
+                    (self.opts.temperature.max(SAMPLE_TEMPERATURE), Some(self.opts.seed.unwrap_or(0) + *k as u64))
+                };
+                self.request(messages.clone(), g.schema(), temperature, seed)
+            })
+            .collect();
+        let started = Instant::now();
+        let replies = crate::llm::try_chat_all_at(&self.endpoint, requests);
+        let fanout_ms = started.elapsed().as_secs_f64() * 1000.0;
+        let mut candidates: Vec<(Generator, String)> = Vec::new();
+        let mut first_error = None;
+        for ((g, k, messages, examples), reply) in jobs.into_iter().zip(replies) {
+            let label = if self.opts.samples > 1 { format!("{} (sample {})", g.name(), k + 1) } else { g.name().to_string() };
+            let reply = match reply {
+                Ok(r) => r,
+                Err(e) => {
+                    self.trace.step("generate", "error", format!("{label}: the model call failed: {e}"), None, json!({"generator": g.name()}));
+                    first_error.get_or_insert(e);
+                    continue;
+                }
+            };
+            self.trace.count(&reply);
+            // an unusable first answer gets the sequential format retries of a single generation
+            let sql = match parse_sql_answer(&reply.content) {
+                Ok(sql) => Ok(sql),
+                Err(e) => {
+                    self.trace.step("generate", "retry", format!("{label}: answer 1 was not usable: {e}"), None, json!({"answer": reply.content}));
+                    let mut messages = messages;
+                    messages.push(Message::assistant(reply.content));
+                    messages.push(Message::user(format!(
+                        "That answer was not usable: {e}. Reply with JSON {{\"sql\": \"SELECT ...\"}} holding one PostgreSQL query."
+                    )));
+                    self.ask_sql_attempts(messages, "generate", g.schema(), FORMAT_ATTEMPTS - 1)
+                }
+            };
+            match sql {
                 Ok(sql) => {
-                    self.trace.step("generate", "ok", format!("{}: candidate SQL", g.name()), Some(sql.clone()),
-                                    json!({"generator": g.name(), "examples": examples.len()}));
+                    self.trace.step("generate", "ok", format!("{label}: candidate SQL"), Some(sql.clone()),
+                                    json!({"generator": g.name(), "sample": k + 1, "examples": examples,
+                                           "llm_ms": reply.elapsed.as_secs_f64() * 1000.0}));
                     candidates.push((g, sql));
                 }
-                Err(e) => self.trace.step("generate", "error", format!("{}: no usable SQL: {e}", g.name()), None, json!({"generator": g.name()})),
+                Err(e) => self.trace.step("generate", "error", format!("{label}: no usable SQL: {e}"), None, json!({"generator": g.name()})),
             }
         }
         if candidates.is_empty() {
+            if let Some(e) = first_error {
+                crate::errors::raise_llm(&e);
+            }
             crate::errors::raise(
                 "38000",
                 "no generator returned a usable SQL query",
                 Some("Try a larger model (options {\"model\": ...}) or rephrase the question."),
             );
         }
+        // 3. run, cluster, weigh
         let model = self.endpoint.model.clone();
         let experts: Vec<String> = candidates.iter().map(|(g, _)| format!("{}:{model}", g.name())).collect();
         let sel_opts = crate::select::SelectOptions::from_json(&Value::Null);
@@ -552,10 +635,28 @@ impl Ask<'_> {
         let expert_of: Vec<Option<String>> = experts.iter().cloned().map(Some).collect();
         nl2sql_core::select::experts::rank(&mut clusters, &expert_of, &crate::select::expert_weights());
         // the heaviest cluster that ran; if none ran, the first candidate (verification will say why)
-        let chosen = clusters.first().map_or(0, |c| c.representative());
+        let mut chosen = clusters.first().map_or(0, |c| c.representative());
+        let mut how = "weighted majority".to_string();
+        let mut tournament = Value::Null;
+        let contested = clusters.len() > 1 && clusters[0].confidence < sel_opts.gate;
+        if self.opts.tournament && contested {
+            // 4. no clear majority: duels on separating instances, judged by the model
+            let sqls: Vec<Option<String>> = candidates.iter().map(|(_, sql)| Some(sql.clone())).collect();
+            let mut options = json!({"experts": experts});
+            if let Some(m) = &self.opts.model {
+                options["model"] = json!(m);
+            }
+            let (select_run, rows) = crate::select::select(self.question, &sqls, self.evidence, &options);
+            if let Some(row) = rows.iter().find(|r| r.chosen) {
+                chosen = (row.candidate - 1) as usize;
+                how = format!("tournament: {}", row.reason);
+            }
+            tournament = json!({"run_id": select_run, "candidates": rows.iter().map(|r| json!({
+                "candidate": r.candidate, "wins": r.wins, "score": r.score, "chosen": r.chosen})).collect::<Vec<_>>()});
+        }
         let detail = match clusters.first() {
             Some(c) => format!(
-                "{} candidates, {} result cluster{}; chose {}'s (weight share {:.2})",
+                "{} candidates, {} result cluster{}; chose {}'s by {how} (weight share of the heaviest {:.2})",
                 candidates.len(),
                 clusters.len(),
                 if clusters.len() == 1 { "" } else { "s" },
@@ -569,10 +670,11 @@ impl Ask<'_> {
             "ok",
             detail,
             Some(candidates[chosen].1.clone()),
-            json!(candidates.iter().zip(&ran).zip(&experts).enumerate().map(|(i, ((c, r), e))| json!({
+            json!({"fanout_ms": fanout_ms, "concurrency": gucs::LLM_CONCURRENCY.get(), "tournament": tournament,
+                   "candidates": candidates.iter().zip(&ran).zip(&experts).enumerate().map(|(i, ((c, r), e))| json!({
                 "candidate": i + 1, "sql": c.1, "expert": e, "status": r.status, "error": r.error,
                 "cluster": clusters.iter().position(|cl| cl.members.contains(&i)).map(|p| p + 1),
-            })).collect::<Vec<_>>()),
+            })).collect::<Vec<_>>()}),
         );
         candidates[chosen].1.clone()
     }
@@ -595,7 +697,7 @@ impl Ask<'_> {
             self.link_round();
         }
 
-        let sql = if self.opts.generators == [Generator::Direct] {
+        let sql = if self.opts.generators == [Generator::Direct] && self.opts.samples == 1 {
             let messages = prompts::generate(self.schema_text(), self.question, self.evidence, &self.grounding, &self.constraints);
             let sql = self.ask_sql(messages, "generate").unwrap_or_else(|e| {
                 crate::errors::raise(

@@ -37,7 +37,10 @@ fn load_run(run_id: i64) -> RunRecord {
     .flatten()
     .map(|j| j.0)
     .unwrap_or(Value::Null);
+    // nl2sql_select's execute step lists them; nl2sql's candidates step holds them under "candidates"
     let candidates = execute
+        .get("candidates")
+        .unwrap_or(&execute)
         .as_array()
         .into_iter()
         .flatten()

@@ -19,6 +19,7 @@ pub static EMBEDDING_MODEL: GucSetting<Option<CString>> =
 pub static API_KEY_FILE: GucSetting<Option<CString>> = GucSetting::<Option<CString>>::new(None);
 pub static LLM_TIMEOUT_MS: GucSetting<i32> = GucSetting::<i32>::new(120_000);
 pub static LLM_RETRIES: GucSetting<i32> = GucSetting::<i32>::new(2);
+pub static LLM_CONCURRENCY: GucSetting<i32> = GucSetting::<i32>::new(2);
 pub static LLM_REQUEST_EXTRA: GucSetting<Option<CString>> = GucSetting::<Option<CString>>::new(None);
 pub static STATEMENT_TIMEOUT_MS: GucSetting<i32> = GucSetting::<i32>::new(5_000);
 pub static MAX_ROWS_LIMIT: GucSetting<i32> = GucSetting::<i32>::new(10_000);
@@ -93,6 +94,16 @@ pub fn init() {
         &LLM_RETRIES,
         0,
         10,
+        GucContext::Userset,
+        GucFlags::default(),
+    );
+    GucRegistry::define_int_guc(
+        c"nl2sql.llm_concurrency",
+        c"Chat requests one call sends at once (N-version generators, votes of a duel).",
+        c"Match the endpoint's capacity: the local model server has 2 slots; 1 sends them one after another.",
+        &LLM_CONCURRENCY,
+        1,
+        32,
         GucContext::Userset,
         GucFlags::default(),
     );

@@ -80,6 +80,18 @@ pub fn try_chat_at(endpoint: &Endpoint, mut request: ChatRequest) -> Result<Chat
     llm::chat(endpoint, &policy(), &request, &check_interrupts)
 }
 
+/// Several chat completions from `endpoint`, `nl2sql.llm_concurrency` at a time, in request order,
+/// each a reply or its own error.
+pub fn try_chat_all_at(endpoint: &Endpoint, mut requests: Vec<ChatRequest>) -> Vec<Result<ChatReply, LlmError>> {
+    let extra = request_extra();
+    for request in &mut requests {
+        for (k, v) in &extra {
+            request.extra.entry(k.clone()).or_insert(v.clone());
+        }
+    }
+    llm::chat_all(endpoint, &policy(), &requests, gucs::LLM_CONCURRENCY.get().max(1) as usize, &check_interrupts)
+}
+
 /// A chat completion from the configured endpoint, or the error.
 pub fn try_chat(request: ChatRequest) -> Result<ChatReply, LlmError> {
     try_chat_at(&chat_endpoint(), request)

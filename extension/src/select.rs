@@ -597,19 +597,20 @@ pub fn select(question: &str, candidates: &[Option<String>], evidence: Option<&s
                         pgrx::debug1!("nl2sql_select adjudication prompt: {}", msgs[1].content);
                         let mut votes = Vec::new();
                         let mut model_answers = Vec::new();
-                        for v in 0..opts.votes {
-                            let reply = crate::llm::try_chat_at(
-                                &endpoint,
-                                ChatRequest {
-                                    messages: msgs.clone(),
-                                    temperature: if v == 0 { 0.0 } else { opts.vote_temperature },
-                                    max_tokens: Some(700),
-                                    json_schema: Some(("answer".into(), adjudicate::answer_schema(width))),
-                                    seed: Some(v as u64 + 1),
-                                    ..Default::default()
-                                },
-                            )
-                            .unwrap_or_else(|e| crate::errors::raise_llm(&e));
+                        // the votes go out together (nl2sql.llm_concurrency at a time): the first
+                        // greedy, the others sampled with their own seeds
+                        let requests: Vec<ChatRequest> = (0..opts.votes)
+                            .map(|v| ChatRequest {
+                                messages: msgs.clone(),
+                                temperature: if v == 0 { 0.0 } else { opts.vote_temperature },
+                                max_tokens: Some(700),
+                                json_schema: Some(("answer".into(), adjudicate::answer_schema(width))),
+                                seed: Some(v as u64 + 1),
+                                ..Default::default()
+                            })
+                            .collect();
+                        for reply in crate::llm::try_chat_all_at(&endpoint, requests) {
+                            let reply = reply.unwrap_or_else(|e| crate::errors::raise_llm(&e));
                             usage.add(reply.usage);
                             llm_calls += 1;
                             match adjudicate::parse_answer(&reply.content) {

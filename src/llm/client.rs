@@ -37,7 +37,7 @@ impl fmt::Debug for Endpoint {
 }
 
 impl Endpoint {
-    fn url(&self, path: &str) -> String {
+    pub(super) fn url(&self, path: &str) -> String {
         format!("{}/{}", self.base_url.trim_end_matches('/'), path)
     }
 }
@@ -206,7 +206,7 @@ impl LlmError {
         }
     }
 
-    fn retryable(&self) -> bool {
+    pub(super) fn retryable(&self) -> bool {
         match self {
             LlmError::Unreachable { .. } => true,
             LlmError::Status { status, .. } => *status == 429 || *status >= 500,
@@ -244,18 +244,28 @@ pub fn chat(
     interrupts: &dyn Fn(),
 ) -> Result<ChatReply, LlmError> {
     let url = endpoint.url("chat/completions");
-    let shown = redact_url(&url);
     let started = Instant::now();
     let (value, attempts) =
         call_with_retries(&url, endpoint, request.body(&endpoint.model), policy, interrupts)?;
+    reply_of(&value, endpoint, &redact_url(&url), attempts, started)
+}
+
+/// The chat reply in a 2xx response body, or why it is unusable.
+pub(super) fn reply_of(
+    value: &Value,
+    endpoint: &Endpoint,
+    shown: &str,
+    attempts: u32,
+    started: Instant,
+) -> Result<ChatReply, LlmError> {
     let content = match &value["choices"][0]["message"]["content"] {
         Value::String(s) if !s.trim().is_empty() => s.clone(),
         Value::String(_) => {
-            return Err(LlmError::BadResponse { endpoint: shown, cause: "empty message content".into() })
+            return Err(LlmError::BadResponse { endpoint: shown.into(), cause: "empty message content".into() })
         }
         _ => {
             return Err(LlmError::BadResponse {
-                endpoint: shown,
+                endpoint: shown.into(),
                 cause: format!("no choices[0].message.content in {}", excerpt(&value.to_string(), 200)),
             })
         }
@@ -263,7 +273,7 @@ pub fn chat(
     Ok(ChatReply {
         content,
         model: value["model"].as_str().unwrap_or(&endpoint.model).to_string(),
-        usage: Usage::from_response(&value),
+        usage: Usage::from_response(value),
         attempts,
         elapsed: started.elapsed(),
     })
@@ -313,20 +323,51 @@ fn call_with_retries(
     policy: &CallPolicy,
     interrupts: &dyn Fn(),
 ) -> Result<(Value, u32), LlmError> {
-    let mut backoff = policy.backoff;
-    let mut attempt = 0;
+    let mut backoff = Backoff::new(policy);
     loop {
-        attempt += 1;
         match post_json(url, endpoint.api_key.clone(), body.clone(), policy.timeout, interrupts) {
-            Ok(v) => return Ok((v, attempt)),
-            Err((e, retry_after)) if e.retryable() && attempt <= policy.retries => {
-                let wait = retry_after.unwrap_or(backoff).min(Duration::from_secs(30));
-                sleep_checking(wait, interrupts);
-                backoff = (backoff * 2).min(Duration::from_secs(8));
-            }
-            Err((e, _)) => return Err(e),
+            Ok(v) => return Ok((v, backoff.attempt())),
+            Err((e, after)) => match backoff.next(&e, after) {
+                Some(wait) => sleep_checking(wait, interrupts),
+                None => return Err(e),
+            },
         }
     }
+}
+
+/// The retry rule of one logical call: retry retryable errors `policy.retries` times, waiting
+/// for the server's `Retry-After` (at most 30 s) or an exponential back-off capped at 8 s.
+pub(super) struct Backoff {
+    attempt: u32,
+    retries: u32,
+    next_wait: Duration,
+}
+
+impl Backoff {
+    pub(super) fn new(policy: &CallPolicy) -> Self {
+        Backoff { attempt: 1, retries: policy.retries, next_wait: policy.backoff }
+    }
+
+    /// The attempt under way, from 1.
+    pub(super) fn attempt(&self) -> u32 {
+        self.attempt
+    }
+
+    /// How long to wait before the next attempt after `error`, or `None` to give up.
+    pub(super) fn next(&mut self, error: &LlmError, retry_after: Option<Duration>) -> Option<Duration> {
+        if !error.retryable() || self.attempt > self.retries {
+            return None;
+        }
+        self.attempt += 1;
+        let wait = retry_after.unwrap_or(self.next_wait).min(Duration::from_secs(30));
+        self.next_wait = (self.next_wait * 2).min(Duration::from_secs(8));
+        Some(wait)
+    }
+}
+
+/// A `Retry-After` header in seconds.
+pub(super) fn retry_after(header: Option<&str>) -> Option<Duration> {
+    header.and_then(|s| s.trim().parse::<u64>().ok()).map(Duration::from_secs)
 }
 
 fn sleep_checking(total: Duration, interrupts: &dyn Fn()) {
@@ -341,7 +382,8 @@ fn sleep_checking(total: Duration, interrupts: &dyn Fn()) {
     }
 }
 
-type Attempt = Result<Value, (LlmError, Option<Duration>)>;
+/// One HTTP exchange: the JSON body, or the error and the server's `Retry-After`.
+pub(super) type Attempt = Result<Value, (LlmError, Option<Duration>)>;
 
 /// One HTTP exchange on a helper thread; this thread waits, checking for interrupts.
 fn post_json(
@@ -394,12 +436,7 @@ fn exchange(url: &str, api_key: Option<&str>, body: &Value, timeout: Duration) -
         Err(e) => return Err((LlmError::Unreachable { endpoint: shown, cause: describe(&e) }, None)),
     };
     let status = response.status().as_u16();
-    let retry_after = response
-        .headers()
-        .get("retry-after")
-        .and_then(|v| v.to_str().ok())
-        .and_then(|s| s.trim().parse::<u64>().ok())
-        .map(Duration::from_secs);
+    let retry_after = retry_after(response.headers().get("retry-after").and_then(|v| v.to_str().ok()));
     let text = match response.body_mut().read_to_string() {
         Ok(t) => t,
         Err(ureq::Error::Timeout(_)) => {
@@ -412,15 +449,20 @@ fn exchange(url: &str, api_key: Option<&str>, body: &Value, timeout: Duration) -
             ))
         }
     };
+    settle(shown, status, &text, retry_after)
+}
+
+/// What a complete HTTP response means: the JSON of a 2xx answer, or the error.
+pub(super) fn settle(shown: String, status: u16, text: &str, retry_after: Option<Duration>) -> Attempt {
     if !(200..300).contains(&status) {
-        let body = error_text(&text);
+        let body = error_text(text);
         return Err((LlmError::Status { endpoint: shown, status, body }, retry_after));
     }
-    serde_json::from_str(&text).map_err(|e| {
+    serde_json::from_str(text).map_err(|e| {
         (
             LlmError::BadResponse {
                 endpoint: shown,
-                cause: format!("not JSON ({e}): {}", excerpt(&text, 200)),
+                cause: format!("not JSON ({e}): {}", excerpt(text, 200)),
             },
             None,
         )
