@@ -174,7 +174,40 @@ fn verify_gives_a_checklist_without_a_model() {
         "SELECT string_agg(\"constraint\", ','), bool_and(satisfied) FROM nl2sql_verify('Show the books', 'SELECT * FROM books LIMIT 5')",
     )
     .unwrap();
-    assert_eq!(limited, (Some("all_rows".to_string()), Some(false)));
+    assert_eq!(limited, (Some("all_rows,check:select".to_string()), Some(false)));
+}
+
+#[pg_test]
+fn verify_runs_the_time_checker_on_stored_layouts_as_the_caller() {
+    exec("CREATE TABLE shipments (id int PRIMARY KEY, shipped_on text, secret_on text)");
+    exec("INSERT INTO shipments VALUES (1, '2021/03/04', '2021/03/04'), (2, '2021/11/30', '2021/11/30')");
+    let checks = |sql: &str| {
+        Spi::connect(|c| {
+            c.select(
+                "SELECT \"constraint\", satisfied, message FROM nl2sql_verify('Which shipments left on 4 March 2021?', $1)
+                 WHERE \"constraint\" LIKE 'check:%'",
+                None,
+                &[sql.into()],
+            )
+            .unwrap()
+            .map(|r| (r.get::<String>(1).unwrap().unwrap(), r.get::<bool>(2).unwrap().unwrap(), r.get::<String>(3).unwrap().unwrap()))
+            .collect::<Vec<_>>()
+        })
+    };
+    let bad = checks("SELECT id FROM shipments WHERE shipped_on = '2021-03-04'");
+    assert_eq!(bad.len(), 1, "{bad:?}");
+    assert_eq!((bad[0].0.as_str(), bad[0].1), ("check:time", false));
+    assert!(bad[0].2.contains("like '2021/03/04'") && bad[0].2.contains("another layout"), "{}", bad[0].2);
+    assert!(checks("SELECT id FROM shipments WHERE shipped_on = '2021/03/04'").is_empty());
+    assert!(checks("SELECT id FROM shipments WHERE shipped_on LIKE '2021/%'").is_empty());
+    // a caller who may not read a column gets no judgement on it, so none of its values leak
+    exec("CREATE ROLE nl2sql_time_reader");
+    exec("GRANT SELECT (id, shipped_on) ON shipments TO nl2sql_time_reader");
+    exec("SET LOCAL ROLE nl2sql_time_reader");
+    assert_eq!(checks("SELECT id FROM shipments WHERE shipped_on = '2021-03-04'").len(), 1);
+    let hidden = checks("SELECT id FROM shipments WHERE secret_on = '2021-03-04'");
+    assert!(hidden.iter().all(|(_, _, m)| !m.contains("2021/")), "{hidden:?}");
+    exec("RESET ROLE");
 }
 
 #[pg_test(error = "SQL could not be parsed: sql parser error: Expected: an expression, found: EOF")]

@@ -171,9 +171,11 @@ fn nl2sql_execute(
     SetOfIterator::new(crate::ask::rows_as_objects(&outcome).into_iter().map(JsonB))
 }
 
-/// The constraint checklist of one SQL for one question, without any model: what the question
-/// requires, the phrase that says so, and whether the SQL's syntax tree satisfies it.
-#[pg_extern(immutable, parallel_safe)]
+/// The checklist of one SQL for one question, without any model: what the question requires, the
+/// phrase that says so, and whether the SQL's syntax tree satisfies it; then the checker chain
+/// (`check:<name>` rows), which reads the catalog and, for the time checker, a few stored values
+/// of text columns compared with dates, as the caller.
+#[pg_extern(volatile, parallel_unsafe)]
 fn nl2sql_verify(
     question: &str,
     sql: &str,
@@ -182,10 +184,22 @@ fn nl2sql_verify(
     let f = facts::facts_of(sql, facts::SqlDialect::Postgres)
         .unwrap_or_else(|e| crate::errors::raise("42601", format!("SQL could not be parsed: {e}"), None));
     let verdicts = constraints::verify_all(&constraints::extract(question, None), &f);
-    TableIterator::new(verdicts.into_iter().map(|v| {
-        let message = if v.satisfied { "satisfied".to_string() } else { v.message.clone() };
-        (v.constraint.name().to_string(), v.constraint.phrase.clone(), v.satisfied, message)
-    }))
+    let mut rows: Vec<(String, String, bool, String)> = verdicts
+        .into_iter()
+        .map(|v| {
+            let message = if v.satisfied { "satisfied".to_string() } else { v.message.clone() };
+            (v.constraint.name().to_string(), v.constraint.phrase.clone(), v.satisfied, message)
+        })
+        .collect();
+    // the checker chain: a repair directive is a failed row, a note a satisfied one that says so
+    if let Ok(checked) = nl2sql_core::sql::check_query(sql) {
+        let (findings, _) = crate::ask::run_checkers(&checked.query, &crate::spi::catalog::read(), question);
+        rows.extend(findings.into_iter().map(|f| {
+            let repair = f.severity == nl2sql_core::checks::Severity::Repair;
+            (format!("check:{}", f.checker), String::new(), !repair, if repair { f.message } else { format!("note: {}", f.message) })
+        }));
+    }
+    TableIterator::new(rows)
 }
 
 // --- choosing among candidates -----------------------------------------------------------------

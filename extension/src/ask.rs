@@ -290,18 +290,44 @@ fn sample_values(catalog: &Catalog, tables: &[nl2sql_core::catalog::RelName], ca
     samples
 }
 
+/// Distinct stored values the `time` checker reads of each text column compared with a date.
+const STORED_VALUES: usize = 20;
+
+/// The checker chain on a query. The `time` checker needs to know how text columns compared with
+/// dates store them: a few distinct values of each are read here, through the executor, as the
+/// caller (a column the caller cannot read is not judged). Returns the findings and the columns read.
+pub fn run_checkers(query: &nl2sql_core::sqlparser::ast::Query, catalog: &Catalog, question: &str) -> (Vec<nl2sql_core::checks::Finding>, Vec<String>) {
+    use nl2sql_core::checks::{self, time};
+    let mut stored = checks::Stored::new();
+    let opts = executor::ExecOptions::from_settings(STORED_VALUES as i32);
+    for (rel, col) in time::needed(&time::comparisons(query, catalog)) {
+        let sql = format!(
+            "SELECT DISTINCT {c}::text FROM {rel} WHERE {c} IS NOT NULL LIMIT {STORED_VALUES}",
+            c = quote_ident(&col)
+        );
+        if let Ok(Outcome::Rows(r)) = executor::run(&sql, &opts) {
+            let values = r.rows.iter().filter_map(|row| row.first()?.as_str().map(str::to_string)).collect();
+            stored.insert((rel, col), values);
+        }
+    }
+    let read = stored.keys().map(|(rel, col)| format!("{rel}.{col}")).collect();
+    (checks::check(query, catalog, question, &stored), read)
+}
+
 /// Verify one SQL: the question's constraints on its AST, then EXPLAIN, then a bounded run.
 fn check(sql: &str, constraints: &[Constraint], verify_constraints: bool, catalog: &Catalog, question: &str) -> (Attempt, Value) {
     let mut problems = Vec::new();
     let mut violated = Vec::new();
     let mut verdicts = Vec::new();
     let mut notes = Vec::new();
+    let mut stored_read: Vec<String> = Vec::new();
     if verify_constraints {
         // the checker chain on the syntax tree, fail-fast: the first checker that fires speaks
         if let Ok(checked) = check_query(sql) {
             // (every finding counts as violated, so a repair that fixes the first is not judged a
             // regression for revealing the next; only the first is the directive)
-            let findings = nl2sql_core::checks::check(&checked.query, catalog, question);
+            let (findings, read) = run_checkers(&checked.query, catalog, question);
+            stored_read = read;
             let repairs: Vec<_> = findings.iter().filter(|f| f.severity == nl2sql_core::checks::Severity::Repair).collect();
             violated.extend(repairs.iter().map(|f| format!("check:{}", f.checker)));
             if let Some(first) = repairs.first() {
@@ -365,7 +391,7 @@ fn check(sql: &str, constraints: &[Constraint], verify_constraints: bool, catalo
             }
         },
     }
-    let data = json!({"verdicts": verdicts, "problems": problems, "notes": notes, "result": note});
+    let data = json!({"verdicts": verdicts, "problems": problems, "notes": notes, "result": note, "values_read": stored_read});
     (Attempt { sql: sql.to_string(), violated, problems, fails }, data)
 }
 

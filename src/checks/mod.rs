@@ -6,6 +6,7 @@
 //! |---|---|
 //! | `join` | `OR` in a join condition; two tables joined on columns that are not their foreign key |
 //! | `order_by` | `ORDER BY` on a query that aggregates into one row (no `GROUP BY`) |
+//! | `time` | a date literal in another layout than the text column stores its dates in ([`time`]) |
 //! | `select` | `SELECT *` when the question does not ask for every column |
 //! | `null_order` | `ORDER BY nullable_column DESC … LIMIT` without `NULLS LAST` (PostgreSQL sorts NULLs first there) |
 //! | `max_min` | `ORDER BY … LIMIT 1` for an extreme (note: ties keep one row arbitrarily) |
@@ -21,6 +22,11 @@ use sqlparser::ast::{
 };
 
 use crate::catalog::{Catalog, RelName};
+
+pub mod time;
+
+/// Stored values of text columns, read by the caller for the `time` checker ([`time::needed`]).
+pub type Stored = BTreeMap<(RelName, String), Vec<String>>;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
@@ -195,8 +201,10 @@ fn check_joins(select: &Select, catalog: &Catalog, out: &mut Vec<Finding>) {
     }
 }
 
-/// Every finding for `query`, given the question (for the `select` checker) and the catalog.
-pub fn check(query: &Query, catalog: &Catalog, question: &str) -> Vec<Finding> {
+/// Every finding for `query`, given the question (for the `select` checker), the catalog, and
+/// stored values of the text columns [`time::needed`] names (for the `time` checker; columns
+/// missing from `stored` are not judged).
+pub fn check(query: &Query, catalog: &Catalog, question: &str, stored: &Stored) -> Vec<Finding> {
     let mut out = Vec::new();
     let SetExpr::Select(select) = &*query.body else { return out };
     // 1. joins
@@ -220,7 +228,9 @@ pub fn check(query: &Query, catalog: &Catalog, question: &str) -> Vec<Finding> {
                 .into(),
         ));
     }
-    // 3. SELECT *
+    // 3. date literals against the stored layout
+    out.extend(time::check(&time::comparisons(query, catalog), stored));
+    // 4. SELECT *
     let q = question.to_lowercase();
     let wants_all = ["all information", "all the information", "all details", "all the details", "all columns", "all attributes", "everything", "all data", "all info"]
         .iter()
@@ -228,7 +238,7 @@ pub fn check(query: &Query, catalog: &Catalog, question: &str) -> Vec<Finding> {
     if !wants_all && select.projection.iter().any(|i| matches!(i, SelectItem::Wildcard(_))) {
         out.push(finding("select", Severity::Repair, "SELECT * returns every column: select only the columns the question asks for".into()));
     }
-    // 4. NULLs first under DESC
+    // 5. NULLs first under DESC
     let limited = query.limit_clause.is_some() || query.fetch.is_some();
     if limited {
         let aliases = aliases(select, catalog);
@@ -251,7 +261,7 @@ pub fn check(query: &Query, catalog: &Catalog, question: &str) -> Vec<Finding> {
             }
         }
     }
-    // 5. ties under LIMIT 1
+    // 6. ties under LIMIT 1
     let limit_one = matches!(&query.limit_clause, Some(sqlparser::ast::LimitClause::LimitOffset { limit: Some(Expr::Value(v)), .. }) if v.value.to_string() == "1");
     if limit_one && !order_items.is_empty() && !aggregated {
         out.push(finding(
@@ -314,7 +324,7 @@ mod tests {
     }
 
     fn fired(sql: &str, question: &str) -> Vec<&'static str> {
-        check(&check_query(sql).unwrap().query, &catalog(), question).iter().map(|f| f.checker).collect()
+        check(&check_query(sql).unwrap().query, &catalog(), question, &Stored::new()).iter().map(|f| f.checker).collect()
     }
 
     #[test]
@@ -324,7 +334,7 @@ mod tests {
         assert_eq!(fired("SELECT count(*) FROM books ORDER BY count(*) DESC LIMIT 1", "which author has most books"), vec!["order_by"]);
         assert_eq!(fired("SELECT * FROM books", "which books are cheap"), vec!["select"]);
         assert_eq!(fired("SELECT name FROM authors ORDER BY born DESC LIMIT 3", "the 3 youngest authors"), vec!["null_order"]);
-        let notes = check(&check_query("SELECT name FROM authors ORDER BY author_id DESC LIMIT 1").unwrap().query, &catalog(), "q");
+        let notes = check(&check_query("SELECT name FROM authors ORDER BY author_id DESC LIMIT 1").unwrap().query, &catalog(), "q", &Stored::new());
         assert_eq!(notes.iter().map(|f| (f.checker, f.severity)).collect::<Vec<_>>(), vec![("max_min", Severity::Note)]);
         assert_eq!(result_findings(&[vec![serde_json::Value::Null]])[0].checker, "result");
     }
