@@ -265,14 +265,24 @@ fn ask_n_version_generation_with_experts_feedback_and_few_shot() {
 #[pg_test]
 fn ask_two_round_generation_prunes_the_schema_to_the_linked_tables() {
     load_bookshop();
-    // control flow only: the draft names customers and books; the closure must bring the bridge tables
-    let url = scripted_llm(&["{\"sql\": \"SELECT c.name, b.title FROM customers c, books b\"}", "{\"sql\": \"SELECT c.name, b.title FROM customers c JOIN orders o ON o.customer_id = c.customer_id JOIN order_items i ON i.order_id = o.order_id JOIN books b ON b.book_id = i.book_id\"}"], 10);
+    // control flow only: the draft and the direct linking name customers and books (and an
+    // invented table); the closure must bring the bridge tables. One request at a time, so the
+    // scripted answers meet the requests in order: draft, direct linking, final generation.
+    let url = scripted_llm(&[
+        "{\"sql\": \"SELECT c.name, b.title FROM customers c, books b\"}",
+        "{\"tables\": [\"customers\", \"shelves\"], \"columns\": [\"books.title\", \"customers.name\"]}",
+        "{\"sql\": \"SELECT c.name, b.title FROM customers c JOIN orders o ON o.customer_id = c.customer_id JOIN order_items i ON i.order_id = o.order_id JOIN books b ON b.book_id = i.book_id\"}",
+    ], 10);
     exec(&format!("SET LOCAL nl2sql.llm_endpoint = '{url}'"));
+    exec("SET LOCAL nl2sql.llm_concurrency = 1");
     let (run_id, rows) = run_question("Which customers bought which books?", "{\"probe\": false, \"verify\": false, \"two_round\": true}");
     assert!(rows.iter().any(|(s, st, _)| s == "link" && st == "ok"), "{rows:?}");
     let link = json_of(&format!("SELECT output FROM nl2sql.steps WHERE run_id = {} AND stage = 'link'", run_id.unwrap()));
     assert_eq!(link["bridges"], json!(["public.order_items", "public.orders"]), "{link}");
     assert!(!link["tables"].as_array().unwrap().contains(&json!("public.authors")), "{link}");
+    assert_eq!(link["sources"]["direct"], json!(["public.books", "public.customers"]), "{link}");
+    assert_eq!(link["sources"]["reversed"], json!(["public.books", "public.customers"]), "{link}");
+    assert_eq!(link["sources"]["direct_unknown"], json!(["shelves"]), "{link}");
     assert!(rows.last().unwrap().2.as_deref().unwrap().contains("JOIN order_items"));
 }
 
@@ -316,4 +326,17 @@ fn ask_n_version_settles_a_split_by_a_tournament() {
     let chosen = rows.last().unwrap().2.as_deref().unwrap();
     assert!(chosen.contains("ASC"), "{rows:?}");
     assert!(rows.iter().any(|(s, _, _)| s == "candidates"), "{rows:?}");
+}
+
+#[pg_test]
+fn ask_two_round_with_the_local_model_links_real_tables() {
+    load_bookshop();
+    let (run_id, rows) = run_question("Which customers bought which books?", "{\"probe\": false, \"verify\": false, \"two_round\": true}");
+    let link = json_of(&format!("SELECT output FROM nl2sql.steps WHERE run_id = {} AND stage = 'link' AND status = 'ok'", run_id.unwrap()));
+    // the real model's direct linking names tables of this schema; the closure joins them
+    let direct = link["sources"]["direct"].as_array().unwrap_or_else(|| panic!("{rows:?} {link}"));
+    assert!(!direct.is_empty(), "{link}");
+    let tables = link["tables"].as_array().unwrap();
+    assert!(direct.iter().all(|t| tables.contains(t)), "{link}");
+    assert!(rows.iter().any(|(s, st, sql)| s == "generate" && st == "ok" && sql.is_some()), "{rows:?}");
 }

@@ -243,6 +243,8 @@ struct Ask<'a> {
     schema: SchemaContext,
     constraints: Vec<Constraint>,
     grounding: Grounding,
+    /// Columns whose indexed values the question names (value linking).
+    value_columns: Vec<(nl2sql_core::catalog::RelName, String)>,
     trace: Trace,
 }
 
@@ -496,30 +498,70 @@ impl Ask<'_> {
         Err(last)
     }
 
-    /// Two-round generation, first round: a draft on the full schema context; the tables and columns
-    /// it references, plus the tables probing found relevant, closed over the foreign keys, become
-    /// the schema context of the final generation.
+    /// Two-round generation, first round: schema linking on the full schema context, then the
+    /// linked schema becomes the context of the final generation. The links are the union of
+    /// *direct* linking (the model names tables and columns), *reversed* linking (what a draft
+    /// query references), *value* linking (columns whose indexed values the question names) and
+    /// the tables probing found relevant, closed over the foreign keys. The draft and the direct
+    /// linking requests go out together.
     fn link_round(&mut self) {
-        let messages = prompts::generate(self.schema_text(), self.question, self.evidence, &self.grounding, &self.constraints);
-        let draft = match self.ask_sql(messages, "draft") {
-            Ok(sql) => sql,
+        use nl2sql_core::ground::link::{self, Linked};
+        let draft_messages = prompts::generate(self.schema_text(), self.question, self.evidence, &self.grounding, &self.constraints);
+        let link_messages = prompts::link(self.schema_text(), self.question, self.evidence, &self.grounding);
+        let requests = vec![
+            self.request(draft_messages.clone(), sql_schema(), self.opts.temperature, self.opts.seed),
+            self.request(link_messages, prompts::link_schema(), self.opts.temperature, self.opts.seed),
+        ];
+        let mut replies = crate::llm::try_chat_all_at(&self.endpoint, requests).into_iter();
+        let (draft_reply, link_reply) = (replies.next().expect("two replies"), replies.next().expect("two replies"));
+        // reversed linking: the draft (an unusable first answer gets the usual format retries)
+        let draft_reply = draft_reply.unwrap_or_else(|e| crate::errors::raise_llm(&e));
+        self.trace.count(&draft_reply);
+        let draft = match parse_sql_answer(&draft_reply.content) {
+            Ok(sql) => Some(sql),
             Err(e) => {
-                self.trace.step("link", "error", format!("no usable draft ({e}); the full schema is kept"), None, Value::Null);
-                return;
+                let mut messages = draft_messages;
+                messages.push(Message::assistant(draft_reply.content));
+                messages.push(Message::user(format!(
+                    "That answer was not usable: {e}. Reply with JSON {{\"sql\": \"SELECT ...\"}} holding one PostgreSQL query."
+                )));
+                self.ask_sql_attempts(messages, "draft", sql_schema(), FORMAT_ATTEMPTS - 1).ok()
             }
         };
-        let Ok(checked) = check_query(&draft) else { return };
-        let mut linked = nl2sql_core::ground::link::referenced(&checked.query, &self.catalog);
+        let reversed = draft.as_deref().and_then(|d| check_query(d).ok()).map(|c| link::referenced(&c.query, &self.catalog)).unwrap_or_default();
+        // direct linking
+        let (direct, unknown) = match link_reply {
+            Ok(reply) => {
+                self.trace.count(&reply);
+                match prompts::parse_link_answer(&reply.content) {
+                    Ok((tables, columns)) => link::named(&tables, &columns, &self.catalog),
+                    Err(e) => {
+                        self.trace.step("link", "error", format!("direct linking gave no usable answer: {e}"), None, json!({"answer": reply.content}));
+                        (Linked::default(), vec![])
+                    }
+                }
+            }
+            Err(e) => {
+                self.trace.step("link", "error", format!("direct linking failed: {e}"), None, Value::Null);
+                (Linked::default(), vec![])
+            }
+        };
+        // value linking and probing
+        let mut valued = Linked::default();
+        for (t, c) in &self.value_columns {
+            valued.add_column(t.clone(), c.clone());
+        }
         for t in self.grounding.relevant_columns.keys() {
             if let Some(table) = self.catalog.tables.iter().find(|x| x.name.name == *t || x.name.to_string() == *t) {
-                linked.tables.insert(table.name.clone());
+                valued.tables.insert(table.name.clone());
             }
         }
+        let linked = reversed.clone().union(&direct).union(&valued);
         if linked.tables.is_empty() {
-            self.trace.step("link", "skipped", "the draft references no table; the full schema is kept".into(), Some(draft), Value::Null);
+            self.trace.step("link", "skipped", "no source links a table; the full schema is kept".into(), draft, Value::Null);
             return;
         }
-        let closed = nl2sql_core::ground::link::close_over_foreign_keys(&linked, &self.catalog);
+        let closed = link::close_over_foreign_keys(&linked, &self.catalog);
         let pruned = Catalog {
             tables: self.catalog.tables.iter().filter(|t| closed.tables.contains(&t.name)).cloned().collect(),
             foreign_keys: self
@@ -537,14 +579,16 @@ impl Ask<'_> {
             "link",
             "ok",
             format!(
-                "the draft links {} table{}{}; the final generation sees only these",
+                "{} table{} linked{}; the final generation sees only these",
                 closed.tables.len(),
                 if closed.tables.len() == 1 { "" } else { "s" },
                 if closed.bridges.is_empty() { String::new() } else { format!(" (bridges added: {})", names(&closed.bridges).join(", ")) }
             ),
-            Some(draft),
+            draft,
             json!({"tables": names(&closed.tables), "bridges": names(&closed.bridges),
                    "columns": closed.columns.iter().map(|(t, c)| format!("{t}.{c}")).collect::<Vec<_>>(),
+                   "sources": {"reversed": names(&reversed.tables), "direct": names(&direct.tables),
+                               "value": names(&valued.tables), "direct_unknown": unknown},
                    "tokens": self.schema.tokens}),
         );
     }
@@ -894,16 +938,14 @@ pub fn ask(function: &str, question: &str, evidence: Option<&str>, options: &Val
     );
 
     let mut grounding = Grounding::default();
-    if opts.values {
-        ground_values(question, &schema.tables, &mut grounding, &mut trace);
-    }
+    let value_columns = if opts.values { ground_values(question, &schema.tables, &mut grounding, &mut trace) } else { vec![] };
     let constraints = constraints::extract(question, evidence);
-    Ask { catalog, question, evidence, opts: &opts, endpoint, schema, constraints, grounding, trace }.run()
+    Ask { catalog, question, evidence, opts: &opts, endpoint, schema, constraints, grounding, value_columns, trace }.run()
 }
 
 /// The `values` stage: values of the schema's tables that the question names, from the value
 /// index, become value mappings of the grounding.
-fn ground_values(question: &str, tables: &[nl2sql_core::catalog::RelName], grounding: &mut Grounding, trace: &mut Trace) {
+fn ground_values(question: &str, tables: &[nl2sql_core::catalog::RelName], grounding: &mut Grounding, trace: &mut Trace) -> Vec<(nl2sql_core::catalog::RelName, String)> {
     if !crate::values::indexed_any(tables) {
         trace.step(
             "values",
@@ -912,7 +954,7 @@ fn ground_values(question: &str, tables: &[nl2sql_core::catalog::RelName], groun
             None,
             Value::Null,
         );
-        return;
+        return vec![];
     }
     match crate::values::try_search_values(question, 8, 2, 0.5) {
         Ok(hits) => {
@@ -932,8 +974,12 @@ fn ground_values(question: &str, tables: &[nl2sql_core::catalog::RelName], groun
                 json!(hits.iter().map(|h| json!({"table": h.table.to_string(), "column": h.column, "value": h.value,
                     "score": h.score(), "matched_by": h.matched_by()})).collect::<Vec<_>>()),
             );
+            hits.into_iter().map(|h| (h.table, h.column)).collect()
         }
-        Err(e) => trace.step("values", "error", format!("the value index could not be searched: {e}"), None, Value::Null),
+        Err(e) => {
+            trace.step("values", "error", format!("the value index could not be searched: {e}"), None, Value::Null);
+            vec![]
+        }
     }
 }
 

@@ -81,6 +81,39 @@ pub fn generate(
     ]
 }
 
+/// Direct schema linking: the model names the tables and columns the question needs.
+pub fn link(schema: &str, question: &str, evidence: Option<&str>, grounding: &Grounding) -> Vec<Message> {
+    vec![
+        system(schema),
+        Message::user(format!(
+            "{}\n\nDo not write SQL yet. Name every table and column a query answering the question needs: \
+             the columns it selects, filters, groups, orders and joins on. Use the names of the schema above. \
+             Reply in JSON: {{\"tables\": [\"table\", ...], \"columns\": [\"table.column\", ...]}}",
+            question_block(question, evidence, grounding),
+        )),
+    ]
+}
+
+/// The JSON schema of a direct-linking answer.
+pub fn link_schema() -> Value {
+    json!({"type": "object", "properties": {
+        "tables": {"type": "array", "maxItems": 20, "items": {"type": "string", "maxLength": 128}},
+        "columns": {"type": "array", "maxItems": 60, "items": {"type": "string", "maxLength": 200}}},
+        "required": ["tables", "columns"]})
+}
+
+/// The names in a direct-linking answer: (tables, columns as `table.column`).
+pub fn parse_link_answer(content: &str) -> Result<(Vec<String>, Vec<String>), String> {
+    let v = crate::llm::json::extract_json(content)?;
+    let names = |key: &str| -> Vec<String> {
+        v[key].as_array().into_iter().flatten().filter_map(|x| x.as_str()).map(|x| x.trim().to_string()).filter(|x| !x.is_empty()).collect()
+    };
+    if v.get("tables").is_none() && v.get("columns").is_none() {
+        return Err("no \"tables\" or \"columns\" in the answer".into());
+    }
+    Ok((names("tables"), names("columns")))
+}
+
 /// The independent generators of N-version generation: one model, different reasoning.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
 #[serde(rename_all = "snake_case")]

@@ -87,6 +87,51 @@ pub fn referenced(query: &Query, catalog: &Catalog) -> Linked {
     out
 }
 
+/// Direct linking: the tables and columns the model named, resolved in the catalog without regard
+/// to case (`table`, `schema.table`; `table.column`, `schema.table.column`, or a bare column that
+/// exactly one table has). Also returns the names that resolve to nothing (a model's inventions).
+pub fn named(tables: &[String], columns: &[String], catalog: &Catalog) -> (Linked, Vec<String>) {
+    let mut out = Linked::default();
+    let mut unknown = Vec::new();
+    let find_table = |parts: &[&str]| -> Option<&crate::catalog::Table> {
+        let is = |a: &str, b: &str| a.eq_ignore_ascii_case(b.trim_matches('"'));
+        let mut hits = catalog.tables.iter().filter(|t| match parts {
+            [name] => is(&t.name.name, name),
+            [schema, name] => is(&t.name.schema, schema) && is(&t.name.name, name),
+            _ => false,
+        });
+        let first = hits.next()?;
+        hits.next().is_none().then_some(first)
+    };
+    for name in tables {
+        match find_table(&name.split('.').collect::<Vec<_>>()) {
+            Some(t) => {
+                out.tables.insert(t.name.clone());
+            }
+            None => unknown.push(name.clone()),
+        }
+    }
+    for name in columns {
+        let parts: Vec<&str> = name.split('.').collect();
+        let (table, column) = match parts.split_last() {
+            Some((col, [])) => {
+                let mut owners = catalog.tables.iter().filter(|t| t.columns.iter().any(|c| c.name.eq_ignore_ascii_case(col)));
+                match (owners.next(), owners.next()) {
+                    (Some(t), None) => (Some(t), *col),
+                    _ => (None, *col),
+                }
+            }
+            Some((col, table)) => (find_table(table), *col),
+            None => (None, ""),
+        };
+        match table.and_then(|t| t.columns.iter().find(|c| c.name.eq_ignore_ascii_case(column.trim_matches('"'))).map(|c| (t, c))) {
+            Some((t, c)) => out.add_column(t.name.clone(), c.name.clone()),
+            None => unknown.push(name.clone()),
+        }
+    }
+    (out, unknown)
+}
+
 /// Close `linked` over the foreign keys: connect every pair of its tables through a shortest FK
 /// path, adding bridge tables and the key columns of each edge on the paths.
 pub fn close_over_foreign_keys(linked: &Linked, catalog: &Catalog) -> Linked {
@@ -174,6 +219,23 @@ mod tests {
         assert!(l.columns.contains(&(RelName::new("public", "courses"), "dept_id".into())));
         assert!(l.columns.contains(&(RelName::new("public", "students"), "name".into())));
         assert!(!l.columns.iter().any(|(_, c)| c == "student_id"));
+    }
+
+    #[test]
+    fn direct_linking_resolves_what_the_model_names_and_reports_inventions() {
+        let cat = school();
+        let strings = |v: &[&str]| v.iter().map(|s| s.to_string()).collect::<Vec<_>>();
+        let (l, unknown) = named(
+            &strings(&["Students", "public.courses", "teachers"]),
+            &strings(&["students.name", "public.courses.TITLE", "dept_name", "course_id", "rooms.colour"]),
+            &cat,
+        );
+        let tables: Vec<&str> = l.tables.iter().map(|t| t.name.as_str()).collect();
+        assert_eq!(tables, vec!["courses", "departments", "students"]);
+        assert!(l.columns.contains(&(RelName::new("public", "courses"), "title".into())));
+        assert!(l.columns.contains(&(RelName::new("public", "departments"), "dept_name".into())));
+        // course_id is in two tables: ambiguous bare names are not guessed
+        assert_eq!(unknown, strings(&["teachers", "course_id", "rooms.colour"]));
     }
 
     #[test]
