@@ -5,7 +5,10 @@
 //!     cargo run --release --example ask_accuracy -- [--per-level N] [--configs a,b] [DATA_DIR]
 //!
 //! Configurations: zero_shot (no probe, no verify/repair), probe (probe only), verify (verify and
-//! repair, no probe), full. Questions: a stratified subset, N per Spider difficulty level, spread
+//! repair, no probe), full; the ablation of the full pipeline: no_probe, no_values, no_verify,
+//! no_repair (one stage off each), two_round (schema linking added), nversion (three generators,
+//! sent together), nversion_seq (the same, one request at a time: what the fan-out saves),
+//! nversion_tournament (disagreements settled by duels). Questions: a stratified subset, N per Spider difficulty level, spread
 //! over the databases (every k-th question of each level in (db, id) order); questions whose gold
 //! has no trustworthy PostgreSQL result (`pg_ok_tie_tolerant` false) are excluded.
 //!
@@ -25,13 +28,21 @@ use std::time::Instant;
 use postgres::Client;
 use serde_json::Value;
 
-const CONFIGS: &[(&str, &str)] = &[
-    ("zero_shot", r#"{"probe": false, "verify": false}"#),
-    ("probe", r#"{"verify": false}"#),
-    ("verify", r#"{"probe": false}"#),
-    ("full", r#"{}"#),
-    ("no_values", r#"{"values": false}"#),
-    ("nversion", r#"{"generators": ["direct", "skeleton", "decompose"]}"#),
+/// (name, options of the call, settings for the session during the call).
+const CONFIGS: &[(&str, &str, &str)] = &[
+    ("zero_shot", r#"{"probe": false, "verify": false}"#, ""),
+    ("probe", r#"{"verify": false}"#, ""),
+    ("verify", r#"{"probe": false}"#, ""),
+    ("full", r#"{}"#, ""),
+    // the ablation: each stage of the full pipeline off in turn, or one added
+    ("no_probe", r#"{"probe": false}"#, ""),
+    ("no_values", r#"{"values": false}"#, ""),
+    ("no_verify", r#"{"verify": false}"#, ""),
+    ("no_repair", r#"{"repair": false}"#, ""),
+    ("two_round", r#"{"two_round": true}"#, ""),
+    ("nversion", r#"{"generators": ["direct", "skeleton", "decompose"]}"#, ""),
+    ("nversion_seq", r#"{"generators": ["direct", "skeleton", "decompose"]}"#, "SET nl2sql.llm_concurrency = 1"),
+    ("nversion_tournament", r#"{"generators": ["direct", "skeleton", "decompose"], "select": "tournament"}"#, ""),
 ];
 
 #[derive(Default, Clone)]
@@ -44,13 +55,14 @@ struct Tally {
     upper: usize,
     prompt_tokens: i64,
     completion_tokens: i64,
+    llm_calls: i64,
     seconds: f64,
 }
 
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let mut per_level = 6usize;
-    let mut configs: Vec<&str> = CONFIGS.iter().map(|(n, _)| *n).collect();
+    let mut configs: Vec<&str> = CONFIGS.iter().map(|(n, _, _)| *n).collect();
     let mut dir = "../shared/data".to_string();
     let mut i = 0;
     while i < args.len() {
@@ -60,7 +72,7 @@ fn main() {
                 i += 1;
             }
             "--configs" => {
-                configs = args[i + 1].split(',').map(|s| CONFIGS.iter().find(|(n, _)| *n == s).expect("unknown config").0).collect();
+                configs = args[i + 1].split(',').map(|s| CONFIGS.iter().find(|(n, _, _)| *n == s).expect("unknown config").0).collect();
                 i += 1;
             }
             other => dir = other.to_string(),
@@ -101,10 +113,12 @@ fn main() {
         };
         let pool = without_limit(gold_sql).and_then(|s| rows(client, &s).ok());
         for &config in &configs {
-            let options = CONFIGS.iter().find(|(n, _)| *n == config).unwrap().1;
+            let &(_, options, settings) = CONFIGS.iter().find(|(n, _, _)| *n == config).unwrap();
+            client.batch_execute(&format!("RESET nl2sql.llm_concurrency; {settings}")).unwrap();
             let started = Instant::now();
             let answer = client.query_one("SELECT nl2sql($1, NULL, $2::text::jsonb)", &[&q["question"].as_str().unwrap(), &options]);
             let seconds = started.elapsed().as_secs_f64();
+            client.batch_execute("RESET nl2sql.llm_concurrency").unwrap();
             let t = tallies.entry(config).or_default();
             t.n += 1;
             t.seconds += seconds;
@@ -119,16 +133,19 @@ fn main() {
                 }
             };
             if let Ok(r) = client.query_one(
-                "SELECT prompt_tokens, completion_tokens FROM nl2sql.runs WHERE run_id = (SELECT max(run_id) FROM nl2sql.runs)",
+                // the ask run and the nl2sql_select run a tournament started inside it
+                "SELECT sum(prompt_tokens)::bigint, sum(completion_tokens)::bigint, sum(llm_calls)::bigint FROM nl2sql.runs
+                  WHERE run_id >= (SELECT max(run_id) FROM nl2sql.runs WHERE function <> 'nl2sql_select')",
                 &[],
             ) {
                 t.prompt_tokens += r.get::<_, i64>(0);
                 t.completion_tokens += r.get::<_, i64>(1);
+                t.llm_calls += r.get::<_, i64>(2);
             }
             // the upper bound: any candidate a generator wrote, before verification and repair
             let generated: Vec<String> = client
                 .query(
-                    "SELECT sql FROM nl2sql.steps WHERE run_id = (SELECT max(run_id) FROM nl2sql.runs)
+                    "SELECT sql FROM nl2sql.steps WHERE run_id = (SELECT max(run_id) FROM nl2sql.runs WHERE function <> 'nl2sql_select')
                        AND stage = 'generate' AND status = 'ok' AND sql IS NOT NULL",
                     &[],
                 )
@@ -155,13 +172,13 @@ fn main() {
             println!("#{} {config} {} {:.1}s {}", q["question_id"], if tie { "ok " } else { "BAD" }, seconds, sql.replace('\n', " "));
         }
     }
-    println!("\n| config | questions | EX strict | EX tie-tolerant | any candidate (tie) | errors | prompt tok/q | completion tok/q | s/q |");
-    println!("|---|---|---|---|---|---|---|---|---|");
+    println!("\n| config | questions | EX strict | EX tie-tolerant | any candidate (tie) | errors | prompt tok/q | completion tok/q | LLM calls/q | s/q |");
+    println!("|---|---|---|---|---|---|---|---|---|---|");
     for &config in &configs {
         let t = &tallies.get(config).cloned().unwrap_or_default();
         let n = t.n.max(1) as f64;
         println!(
-            "| {config} | {} | {:.1}% | {:.1}% | {:.1}% | {} | {:.0} | {:.0} | {:.1} |",
+            "| {config} | {} | {:.1}% | {:.1}% | {:.1}% | {} | {:.0} | {:.0} | {:.1} | {:.1} |",
             t.n,
             100.0 * t.strict as f64 / n,
             100.0 * t.tie as f64 / n,
@@ -169,6 +186,7 @@ fn main() {
             t.errors,
             t.prompt_tokens as f64 / n,
             t.completion_tokens as f64 / n,
+            t.llm_calls as f64 / n,
             t.seconds / n
         );
     }
