@@ -6,7 +6,7 @@
 //!
 //! Configurations: zero_shot (no probe, no verify/repair), probe (probe only), verify (verify and
 //! repair, no probe), full; the ablation of the full pipeline: no_probe, no_values, no_verify,
-//! no_repair (one stage off each), two_round (schema linking added), nversion (three generators,
+//! no_repair, no_refine (one stage off each), two_round (schema linking added), nversion (three generators,
 //! sent together), nversion_seq (the same, one request at a time: what the fan-out saves),
 //! nversion_tournament (disagreements settled by duels). Questions: a stratified subset, N per Spider difficulty level, spread
 //! over the databases (every k-th question of each level in (db, id) order); questions whose gold
@@ -39,6 +39,7 @@ const CONFIGS: &[(&str, &str, &str)] = &[
     ("no_values", r#"{"values": false}"#, ""),
     ("no_verify", r#"{"verify": false}"#, ""),
     ("no_repair", r#"{"repair": false}"#, ""),
+    ("no_refine", r#"{"refine": false}"#, ""),
     ("two_round", r#"{"two_round": true}"#, ""),
     ("nversion", r#"{"generators": ["direct", "skeleton", "decompose"]}"#, ""),
     ("nversion_seq", r#"{"generators": ["direct", "skeleton", "decompose"]}"#, "SET nl2sql.llm_concurrency = 1"),

@@ -340,3 +340,34 @@ fn ask_two_round_with_the_local_model_links_real_tables() {
     assert!(direct.iter().all(|t| tables.contains(t)), "{link}");
     assert!(rows.iter().any(|(s, st, sql)| s == "generate" && st == "ok" && sql.is_some()), "{rows:?}");
 }
+
+#[pg_test]
+fn ask_an_empty_result_is_refined_once_and_kept_only_if_rows_come_back() {
+    // control flow only (the rule itself is unit-tested in nl2sql-core): the generation misspells
+    // a value, so the result is empty; the refinement fixes it and is kept
+    load_bookshop();
+    let url = scripted_llm(&[
+        "{\"sql\": \"SELECT name FROM customers WHERE city = 'paris'\"}",
+        "{\"sql\": \"SELECT name FROM customers WHERE city = 'Paris'\"}",
+    ], 10);
+    exec(&format!("SET LOCAL nl2sql.llm_endpoint = '{url}'"));
+    let (_, rows) = run_question("Which customers live in Paris?", "{\"probe\": false, \"values\": false}");
+    let refine: Vec<_> = rows.iter().filter(|(s, _, _)| s == "refine").collect();
+    assert_eq!(refine.len(), 1, "{rows:?}");
+    assert_eq!(refine[0].1, "ok");
+    assert!(rows.last().unwrap().2.as_deref().unwrap().contains("'Paris'"), "{rows:?}");
+    // a refinement that is empty too leaves the first query in place, verified: no row may be the answer
+    let url = scripted_llm(&[
+        "{\"sql\": \"SELECT name FROM customers WHERE city = 'Atlantis'\"}",
+        "{\"sql\": \"SELECT name FROM customers WHERE city ILIKE 'atlantis'\"}",
+    ], 10);
+    exec(&format!("SET LOCAL nl2sql.llm_endpoint = '{url}'"));
+    let (_, rows) = run_question("Which customers live in Atlantis?", "{\"probe\": false, \"values\": false}");
+    assert!(rows.iter().any(|(s, st, _)| s == "refine" && st == "kept"), "{rows:?}");
+    let (stage, status, sql) = rows.last().unwrap();
+    assert_eq!((stage.as_str(), status.as_str()), ("chosen", "ok"), "{rows:?}");
+    assert!(sql.as_deref().unwrap().contains("= 'Atlantis'"), "{rows:?}");
+    // and the stage switches off
+    let (_, rows) = run_question("Which customers live in Atlantis?", "{\"probe\": false, \"values\": false, \"refine\": false, \"repair\": false}");
+    assert!(!rows.iter().any(|(s, _, _)| s == "refine"), "{rows:?}");
+}

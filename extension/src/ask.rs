@@ -38,6 +38,8 @@ pub struct AskOptions {
     pub repair: bool,
     /// Look the question's values up in the value index.
     pub values: bool,
+    /// Refine a query whose result is empty (one round).
+    pub refine: bool,
     /// The generators of N-version generation (one: a single generation).
     pub generators: Vec<Generator>,
     /// Two-round generation: a draft, its schema linked and closed over foreign keys, then the
@@ -53,7 +55,7 @@ pub struct AskOptions {
 
 const OPTION_KEYS: &[&str] = &[
     "max_probes", "max_repairs", "probe_rows", "schema_token_budget", "temperature", "model", "seed", "probe",
-    "verify", "repair", "values", "generators", "samples", "select", "two_round", "max_rows",
+    "verify", "repair", "refine", "values", "generators", "samples", "select", "two_round", "max_rows",
 ];
 
 fn bad_option(key: &str, want: &str) -> ! {
@@ -113,6 +115,7 @@ impl AskOptions {
             verify: flag("verify"),
             repair: flag("repair"),
             values: flag("values"),
+            refine: flag("refine"),
             two_round: match obj.get("two_round") {
                 None => false,
                 Some(Value::Bool(b)) => *b,
@@ -153,6 +156,7 @@ impl AskOptions {
             "max_repairs": if self.repair && self.verify { self.max_repairs } else { 0 },
             "verify": self.verify,
             "values": self.values,
+            "refine": self.refine && self.verify,
             "two_round": self.two_round,
             "generators": self.generators.iter().map(|g| g.name()).collect::<Vec<_>>(),
             "samples": self.samples,
@@ -290,6 +294,11 @@ fn sample_values(catalog: &Catalog, tables: &[nl2sql_core::catalog::RelName], ca
         }
     }
     samples
+}
+
+/// Did verification run the query and see no row?
+fn current_empty(data: &Value) -> bool {
+    data["result"]["empty"] == Value::Bool(true)
 }
 
 /// Distinct stored values the `time` checker reads of each text column compared with a date.
@@ -787,6 +796,7 @@ impl Ask<'_> {
             return self.finish(Attempt { sql, violated: vec![], problems: vec![], fails: false }, false);
         }
         let (mut current, data) = check(&sql, &self.constraints, true, &self.catalog, self.question);
+        let mut current_data = data.clone();
         let mut detail = summary(&current);
         if data["result"]["empty"] == Value::Bool(true) {
             detail.push_str(" (note: the result is empty)");
@@ -824,24 +834,62 @@ impl Ask<'_> {
                 Judgement::Regressed => "regressed",
                 Judgement::Continue => "continue",
             };
-            self.trace.step("repair", status, format!("repair {repairs}: {}", summary(&next)), Some(next_sql), data);
+            self.trace.step("repair", status, format!("repair {repairs}: {}", summary(&next)), Some(next_sql), data.clone());
             earlier.push(current.sql.chars().take(300).collect());
             match verdict {
                 Judgement::Clean => {
                     current = next;
+                    current_data = data;
                     break;
                 }
                 Judgement::Unchanged => break,
                 Judgement::Regressed => {
                     if next.better_than(&current) {
                         current = next;
+                        current_data = data;
                     }
                     break;
                 }
-                Judgement::Continue => current = next,
+                Judgement::Continue => {
+                    current = next;
+                    current_data = data;
+                }
+            }
+        }
+        if self.opts.refine && current_empty(&current_data) && !current.fails {
+            if let Some(refined) = self.refine_empty(&current) {
+                current = refined;
             }
         }
         self.finish(current, true)
+    }
+
+    /// Execution-guided refinement of an empty result: one round with the directive and the
+    /// probes so far; the refined SQL is kept only under [`accept_refinement`]'s rule.
+    fn refine_empty(&mut self, current: &Attempt) -> Option<Attempt> {
+        let messages = prompts::repair(
+            self.schema_text(), self.question, self.evidence, &self.grounding, &current.sql,
+            &[nl2sql_core::ask::repair::EMPTY_RESULT.to_string()], &[], &[],
+        );
+        let refined_sql = match self.ask_sql(messages, "refine") {
+            Ok(s) => s,
+            Err(e) => {
+                self.trace.step("refine", "stopped", format!("the refinement gave no usable SQL ({e}); the empty result stands"), None, Value::Null);
+                return None;
+            }
+        };
+        let (refined, data) = check(&refined_sql, &self.constraints, true, &self.catalog, self.question);
+        let empty = current_empty(&data);
+        let accepted = nl2sql_core::ask::repair::accept_refinement(current, &refined, empty);
+        let detail = if accepted {
+            "the result was empty; the refined query returns rows and breaks nothing, so it replaces it".to_string()
+        } else if empty {
+            "the result was empty; the refined query is empty too, so the first stands (no row may be the answer)".to_string()
+        } else {
+            format!("the result was empty; the refined query is not better ({}), so the first stands", summary(&refined))
+        };
+        self.trace.step("refine", if accepted { "ok" } else { "kept" }, detail, Some(refined_sql), data);
+        accepted.then_some(refined)
     }
 
     fn finish(mut self, chosen: Attempt, verified: bool) -> Explanation {

@@ -53,8 +53,26 @@ pub fn judge(previous: &Attempt, next: &Attempt) -> Judgement {
     }
 }
 
+/// The directive of execution-guided refinement for a query whose result is empty.
+pub const EMPTY_RESULT: &str = "the query returns no rows on the current data: a literal may not be written the way \
+the data writes it (case, spelling, abbreviation, date format) or a join or filter may exclude every row; check the \
+values and conditions against the data";
+
+/// The stopping rule of empty-result refinement: one round, and its SQL replaces the current one
+/// only if it returns rows, runs, and has no more problems. An empty result may be the true
+/// answer, so a refinement that is empty too (or worse) leaves the current SQL in place.
+pub fn accept_refinement(current: &Attempt, refined: &Attempt, refined_empty: bool) -> bool {
+    !refined_empty && !refined.fails && refined.problems.len() <= current.problems.len()
+        && normalise(&refined.sql) != normalise(&current.sql)
+}
+
+/// The query as the parser prints it (keywords, spacing and parentheses made uniform; literals
+/// kept as written, so a fixed literal's case is a change); unparsable text with spacing collapsed.
 fn normalise(sql: &str) -> String {
-    sql.split_whitespace().collect::<Vec<_>>().join(" ").to_lowercase()
+    match crate::sql::check_query(sql) {
+        Ok(checked) => checked.to_sql(),
+        Err(_) => sql.split_whitespace().collect::<Vec<_>>().join(" "),
+    }
 }
 
 #[cfg(test)]
@@ -77,6 +95,16 @@ mod tests {
         assert_eq!(judge(&bad, &attempt("SELECT count(*) FROM t LIMIT 2", &["top_k"], false)), Judgement::Regressed);
         assert_eq!(judge(&bad, &attempt("SELECT count(x) FROM t", &["count"], true)), Judgement::Regressed);
         assert_eq!(judge(&bad, &attempt("SELECT b FROM t", &["count"], false)), Judgement::Continue);
+    }
+
+    #[test]
+    fn an_empty_result_is_refined_once_and_only_replaced_by_rows() {
+        let current = attempt("SELECT id FROM t WHERE city = 'paris'", &[], false);
+        assert!(accept_refinement(&current, &attempt("SELECT id FROM t WHERE city = 'Paris'", &[], false), false));
+        assert!(!accept_refinement(&current, &attempt("SELECT id FROM t WHERE city ILIKE 'paris'", &[], false), true), "still empty");
+        assert!(!accept_refinement(&current, &attempt("SELECT id FROM t WHERE town = 'Paris'", &[], true), false), "fails");
+        assert!(!accept_refinement(&current, &attempt("SELECT id FROM t LIMIT 3", &["top_k"], false), false), "breaks a constraint");
+        assert!(!accept_refinement(&current, &attempt("select id  from t where city = 'paris'", &[], false), false), "the same SQL");
     }
 
     #[test]
