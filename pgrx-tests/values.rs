@@ -108,4 +108,15 @@ fn ask_grounds_the_question_in_indexed_values() {
     let (status, detail) = stage("How many fantasy books are there?");
     assert_eq!(status, "ok", "{detail}");
     assert!(detail.contains("genre = 'fantasy'"), "{detail}");
+    // the real model listed the question's keywords, and they were searched
+    let step = json_of("SELECT output FROM nl2sql.steps WHERE stage = 'values' AND status = 'ok' ORDER BY run_id DESC, step DESC LIMIT 1");
+    assert!(step["keywords"].as_array().is_some_and(|k| !k.is_empty()), "{step}");
+    // the same through the search function: keywords from the model, each searched with the whole text
+    let hits = Spi::get_one::<String>(
+        "SELECT string_agg(table_name || '.' || column_name || ' = ' || value, ', ')
+           FROM nl2sql_search_values('Which of our fantasy books cost more than 10 euros?', keywords => true)",
+    )
+    .unwrap()
+    .unwrap_or_default();
+    assert!(hits.contains("books.genre = fantasy"), "{hits}");
 }

@@ -292,7 +292,8 @@ fn nl2sql_index_values(
 }
 
 /// Values in the index that a text names (by embedding similarity or trigram word similarity),
-/// restricted to values you can SELECT now.
+/// restricted to values you can SELECT now. With `keywords`, the chat model first lists what the
+/// text names (one call) and every keyword is searched as well as the whole text.
 #[pg_extern(volatile, parallel_unsafe)]
 #[allow(clippy::type_complexity)]
 fn nl2sql_search_values(
@@ -300,6 +301,7 @@ fn nl2sql_search_values(
     max_results: default!(i32, 10),
     per_column: default!(i32, 3),
     min_score: default!(f64, 0.45),
+    keywords: default!(bool, false),
 ) -> TableIterator<'static, (
     name!(table_schema, String),
     name!(table_name, String),
@@ -311,7 +313,19 @@ fn nl2sql_search_values(
     if max_results < 1 || per_column < 1 || !(0.0..=1.0).contains(&min_score) {
         crate::errors::raise("22023", "max_results and per_column must be positive, min_score in [0, 1]", None);
     }
-    let hits = crate::values::search_values(text, max_results as usize, per_column as usize, min_score);
+    // with keywords: the model picks what the text names first, and each keyword (and the whole
+    // text) is searched
+    let terms: Vec<String> = if keywords {
+        let (mut k, _) = crate::values::question_keywords(text, None, &crate::llm::chat_endpoint()).unwrap_or_else(|e| {
+            crate::errors::raise("38000", format!("the model gave no keywords: {e}"), Some("Search without keywords, or check the chat endpoint."))
+        });
+        k.push(text.to_string());
+        k
+    } else {
+        vec![text.to_string()]
+    };
+    let hits = crate::values::try_search_values(&terms, max_results as usize, per_column as usize, min_score)
+        .unwrap_or_else(|e| crate::errors::raise_llm(&e));
     TableIterator::new(hits.into_iter().map(|m| {
         let (score, by) = (m.score(), m.matched_by().to_string());
         (m.table.schema, m.table.name, m.column, m.value, score, by)

@@ -986,14 +986,22 @@ pub fn ask(function: &str, question: &str, evidence: Option<&str>, options: &Val
     );
 
     let mut grounding = Grounding::default();
-    let value_columns = if opts.values { ground_values(question, &schema.tables, &mut grounding, &mut trace) } else { vec![] };
+    let value_columns =
+        if opts.values { ground_values(question, evidence, &endpoint, &schema.tables, &mut grounding, &mut trace) } else { vec![] };
     let constraints = constraints::extract(question, evidence);
     Ask { catalog, question, evidence, opts: &opts, endpoint, schema, constraints, grounding, value_columns, trace }.run()
 }
 
 /// The `values` stage: values of the schema's tables that the question names, from the value
 /// index, become value mappings of the grounding.
-fn ground_values(question: &str, tables: &[nl2sql_core::catalog::RelName], grounding: &mut Grounding, trace: &mut Trace) -> Vec<(nl2sql_core::catalog::RelName, String)> {
+fn ground_values(
+    question: &str,
+    evidence: Option<&str>,
+    endpoint: &Endpoint,
+    tables: &[nl2sql_core::catalog::RelName],
+    grounding: &mut Grounding,
+    trace: &mut Trace,
+) -> Vec<(nl2sql_core::catalog::RelName, String)> {
     if !crate::values::indexed_any(tables) {
         trace.step(
             "values",
@@ -1004,7 +1012,20 @@ fn ground_values(question: &str, tables: &[nl2sql_core::catalog::RelName], groun
         );
         return vec![];
     }
-    match crate::values::try_search_values(question, 8, 2, 0.5) {
+    // the model names the question's values (DeepEye-SQL's keywords); each, and the whole question, is searched
+    let mut terms = match crate::values::question_keywords(question, evidence, endpoint) {
+        Ok((keywords, reply)) => {
+            trace.count(&reply);
+            keywords
+        }
+        Err(e) => {
+            trace.step("values", "error", format!("no keywords from the model ({e}); the question is searched as a whole"), None, Value::Null);
+            Vec::new()
+        }
+    };
+    let keywords = terms.clone();
+    terms.push(question.to_string());
+    match crate::values::try_search_values(&terms, 8, 2, 0.5) {
         Ok(hits) => {
             let hits: Vec<_> = hits.into_iter().filter(|h| tables.contains(&h.table)).collect();
             for h in &hits {
@@ -1019,8 +1040,8 @@ fn ground_values(question: &str, tables: &[nl2sql_core::catalog::RelName], groun
                 "ok",
                 if shown.is_empty() { "no indexed value matches the question".into() } else { format!("matched {}", shown.join(", ")) },
                 None,
-                json!(hits.iter().map(|h| json!({"table": h.table.to_string(), "column": h.column, "value": h.value,
-                    "score": h.score(), "matched_by": h.matched_by()})).collect::<Vec<_>>()),
+                json!({"keywords": keywords, "matches": hits.iter().map(|h| json!({"table": h.table.to_string(), "column": h.column,
+                    "value": h.value, "score": h.score(), "matched_by": h.matched_by()})).collect::<Vec<_>>()}),
             );
             hits.into_iter().map(|h| (h.table, h.column)).collect()
         }

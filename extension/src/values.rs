@@ -251,24 +251,39 @@ pub fn index_values(target: Option<pg_sys::Oid>) -> Vec<IndexedColumn> {
     out
 }
 
-/// Values the text names, that the caller may see; best first. Raises when the embedding model
-/// cannot be reached.
-pub fn search_values(text: &str, max_results: usize, per_column: usize, min_score: f64) -> Vec<ValueMatch> {
-    try_search_values(text, max_results, per_column, min_score).unwrap_or_else(|e| crate::errors::raise_llm(&e))
+/// The keywords of a question, from the model (one call): what it names that a cell could hold.
+pub fn question_keywords(question: &str, evidence: Option<&str>, endpoint: &nl2sql_core::llm::Endpoint)
+    -> Result<(Vec<String>, nl2sql_core::llm::ChatReply), String> {
+    use nl2sql_core::ask::prompts;
+    let reply = crate::llm::try_chat_at(
+        endpoint,
+        nl2sql_core::llm::ChatRequest {
+            messages: prompts::keywords(question, evidence),
+            temperature: 0.0,
+            max_tokens: Some(200),
+            json_schema: Some(("keywords".into(), prompts::keywords_schema())),
+            ..Default::default()
+        },
+    )
+    .map_err(|e| e.to_string())?;
+    let keywords = prompts::parse_keywords(&reply.content)?;
+    Ok((keywords, reply))
 }
 
-/// As [`search_values`], with the embedding model's failure as a value.
+/// Values any of the search terms names (each term embedded and searched by embedding and by
+/// trigrams), that the caller may see; best first, the best score of each value over the terms.
 pub fn try_search_values(
-    text: &str,
+    terms: &[String],
     max_results: usize,
     per_column: usize,
     min_score: f64,
 ) -> Result<Vec<ValueMatch>, nl2sql_core::llm::LlmError> {
-    if text.trim().is_empty() {
+    let terms: Vec<String> = terms.iter().map(|t| t.trim().to_string()).filter(|t| !t.is_empty()).collect();
+    if terms.is_empty() {
         return Ok(Vec::new());
     }
-    let embedding = crate::llm::try_embed(&[text.to_string()])?.vectors.pop().unwrap_or_default();
-    let embedding = vector_literal(&embedding).unwrap_or_else(|e| raise_dimensions(e));
+    let embeddings = crate::llm::try_embed(&terms)?.vectors;
+    let embeddings: Vec<String> = embeddings.iter().map(|e| vector_literal(e).unwrap_or_else(|e| raise_dimensions(e))).collect();
     let (vector, trgm) = (ext_schema("vector"), ext_schema("pg_trgm"));
     let owner = extension_owner();
     let semantic_sql = format!(
@@ -280,11 +295,15 @@ pub fn try_search_values(
         "SELECT table_schema::text, table_name::text, column_name::text, value, {trgm}.word_similarity(value, $1)::float8
            FROM nl2sql.value_index WHERE value OPERATOR({trgm}.<%) $1 ORDER BY 5 DESC LIMIT 100"
     );
-    let text_owned = text.to_string();
+    let searches: Vec<(String, String, bool)> = terms
+        .into_iter()
+        .zip(embeddings)
+        .flat_map(|(term, embedding)| [(semantic_sql.clone(), embedding, true), (lexical_sql.clone(), term, false)])
+        .collect();
     let found: Vec<ValueMatch> = as_extension_owner(owner, move || {
         Spi::connect(|client| {
             let mut out = Vec::new();
-            for (sql, arg, semantic) in [(semantic_sql, embedding, true), (lexical_sql, text_owned, false)] {
+            for (sql, arg, semantic) in searches {
                 let rows = client.select(&sql, None, &[arg.into()]).unwrap_or_else(|e| {
                     crate::errors::raise("XX000", format!("value index search failed: {e}"), None)
                 });

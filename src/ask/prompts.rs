@@ -81,6 +81,41 @@ pub fn generate(
     ]
 }
 
+/// Keyword extraction for the value index: the values and key terms a question names, written as
+/// a database cell might hold them. No schema: the search, not the model, finds the columns.
+pub fn keywords(question: &str, evidence: Option<&str>) -> Vec<Message> {
+    let evidence = evidence.map(|e| format!("\nEvidence: {e}")).unwrap_or_default();
+    vec![
+        Message::system("You pick search keywords out of questions about a database."),
+        Message::user(format!(
+            "Question: {question}{evidence}\n\nList what this question names that could be stored in a database cell: \
+             names, places, titles, codes, categories, statuses, dates, written as the data would likely write them \
+             (expand obvious abbreviations and keep the original too), then the question's key nouns. At most 8, \
+             most specific first, no SQL words. Reply in JSON: {{\"keywords\": [\"...\"]}}"
+        )),
+    ]
+}
+
+/// The JSON schema of a keyword answer.
+pub fn keywords_schema() -> Value {
+    json!({"type": "object", "properties": {
+        "keywords": {"type": "array", "maxItems": 8, "items": {"type": "string", "maxLength": 80}}},
+        "required": ["keywords"]})
+}
+
+/// The keywords of an answer: trimmed, without duplicates (ignoring case) or one-letter words, at most 8.
+pub fn parse_keywords(content: &str) -> Result<Vec<String>, String> {
+    let v = extract_json(content)?;
+    let list = v.get("keywords").and_then(Value::as_array).ok_or("no \"keywords\" array in the answer")?;
+    let mut out: Vec<String> = Vec::new();
+    for k in list.iter().filter_map(Value::as_str).map(str::trim) {
+        if k.chars().count() >= 2 && !out.iter().any(|o| o.eq_ignore_ascii_case(k)) && out.len() < 8 {
+            out.push(k.to_string());
+        }
+    }
+    Ok(out)
+}
+
 /// Direct schema linking: the model names the tables and columns the question needs.
 pub fn link(schema: &str, question: &str, evidence: Option<&str>, grounding: &Grounding) -> Vec<Message> {
     vec![
@@ -245,6 +280,15 @@ pub fn parse_sql_answer(content: &str) -> Result<String, String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn keywords_are_cleaned_and_bounded() {
+        let k = parse_keywords(r#"{"keywords": [" UAL ", "ual", "United Airlines", "a", "", "x1", "x2", "x3", "x4", "x5", "x6", "x7"]}"#).unwrap();
+        assert_eq!(k, vec!["UAL", "United Airlines", "x1", "x2", "x3", "x4", "x5", "x6"]);
+        assert!(parse_keywords(r#"{"words": []}"#).unwrap_err().contains("keywords"));
+        let m = keywords("Flights of UAL from Aberdeen?", Some("UAL is an airline"));
+        assert!(m[1].content.contains("Flights of UAL") && m[1].content.contains("Evidence: UAL is an airline"));
+    }
 
     #[test]
     fn reads_sql_from_what_models_return() {

@@ -144,15 +144,21 @@ impl ValueMatch {
     }
 }
 
-/// Merge the matches of both searches (same column and value → one match with both scores), keep
+/// Merge the matches of both searches and of every search term (same column and value → one match
+/// with each search's best score), keep
 /// those scoring at least `min_score`, at most `per_column` per column, best first.
 pub fn combine(matches: Vec<ValueMatch>, min_score: f64, per_column: usize) -> Vec<ValueMatch> {
     let mut merged: Vec<ValueMatch> = Vec::new();
     for m in matches {
         match merged.iter_mut().find(|x| x.table == m.table && x.column == m.column && x.value == m.value) {
             Some(x) => {
-                x.semantic = x.semantic.or(m.semantic);
-                x.lexical = x.lexical.or(m.lexical);
+                // several search terms may find the same value: keep each search's best score
+                let best = |a: Option<f64>, b: Option<f64>| match (a, b) {
+                    (Some(a), Some(b)) => Some(a.max(b)),
+                    (a, b) => a.or(b),
+                };
+                x.semantic = best(x.semantic, m.semantic);
+                x.lexical = best(x.lexical, m.lexical);
             }
             None => merged.push(m),
         }
@@ -224,5 +230,8 @@ mod tests {
         assert_eq!(got, vec![("genre", "fantasy"), ("title", "Fantasia"), ("genre", "horror")]);
         assert_eq!(out[0].matched_by(), "both");
         assert!((out[0].score() - 0.9).abs() < 1e-9);
+        // two search terms finding one value: the better score of each search counts
+        let out = combine(vec![m("genre", "fantasy", Some(0.4), None), m("genre", "fantasy", Some(0.7), Some(0.2))], 0.5, 3);
+        assert_eq!((out.len(), out[0].semantic, out[0].lexical), (1, Some(0.7), Some(0.2)));
     }
 }
