@@ -4,7 +4,7 @@
 //!
 //! | checker | fires on |
 //! |---|---|
-//! | `join` | `OR` in a join condition; two tables joined on columns that are not their foreign key |
+//! | `join` | `OR` or `IN` in a join condition; two tables joined on columns that are not their foreign key |
 //! | `order_by` | `ORDER BY` on a query that aggregates into one row (no `GROUP BY`) |
 //! | `time` | a date literal in another layout than the text column stores its dates in ([`time`]) |
 //! | `select` | `SELECT *` when the question does not ask for every column |
@@ -134,12 +134,14 @@ fn conjuncts(e: &Expr) -> Vec<&Expr> {
     }
 }
 
-fn contains_or(e: &Expr) -> bool {
+/// `OR` or `IN` in a join condition (outside subqueries), by name.
+fn or_or_in(e: &Expr) -> Option<&'static str> {
     match e {
-        Expr::BinaryOp { op: BinaryOperator::Or, .. } => true,
-        Expr::BinaryOp { left, right, .. } => contains_or(left) || contains_or(right),
-        Expr::Nested(inner) => contains_or(inner),
-        _ => false,
+        Expr::BinaryOp { op: BinaryOperator::Or, .. } => Some("OR"),
+        Expr::InList { .. } | Expr::InSubquery { .. } => Some("IN"),
+        Expr::BinaryOp { left, right, .. } => or_or_in(left).or_else(|| or_or_in(right)),
+        Expr::Nested(inner) | Expr::UnaryOp { expr: inner, .. } => or_or_in(inner),
+        _ => None,
     }
 }
 
@@ -161,11 +163,11 @@ fn check_joins(select: &Select, catalog: &Catalog, out: &mut Vec<Finding>) {
     for t in &select.from {
         for j in &t.joins {
             let Some(on) = join_condition(&j.join_operator) else { continue };
-            if contains_or(on) {
+            if let Some(what) = or_or_in(on) {
                 out.push(finding(
                     "join",
                     Severity::Repair,
-                    format!("the join condition `{on}` uses OR: join on the key columns and put alternatives in WHERE"),
+                    format!("the join condition `{on}` uses {what}: join on the key columns and put alternatives in WHERE"),
                 ));
                 continue;
             }
@@ -331,6 +333,7 @@ mod tests {
     fn each_checker_fires_on_its_bad_sql() {
         assert_eq!(fired("SELECT a.name FROM authors a JOIN books b ON b.book_id = a.author_id", "q"), vec!["join"]);
         assert_eq!(fired("SELECT a.name FROM authors a JOIN books b ON b.author_id = a.author_id OR b.price > 3", "q"), vec!["join"]);
+        assert_eq!(fired("SELECT a.name FROM authors a JOIN books b ON b.author_id IN (a.author_id, a.born)", "q"), vec!["join"]);
         assert_eq!(fired("SELECT count(*) FROM books ORDER BY count(*) DESC LIMIT 1", "which author has most books"), vec!["order_by"]);
         assert_eq!(fired("SELECT * FROM books", "which books are cheap"), vec!["select"]);
         assert_eq!(fired("SELECT name FROM authors ORDER BY born DESC LIMIT 3", "the 3 youngest authors"), vec!["null_order"]);
