@@ -1,0 +1,132 @@
+//! Benchmark 7: the checker chain and the question's constraints as detectors of wrong SQL, on the
+//! Spider dev databases, with no model.
+//!
+//!     bench/load_spider.sh                      # once: the databases, with the extension
+//!     cargo run --release --example checker_precision -- [DATA_DIR]
+//!
+//! Every gold query and every candidate of the 8 published systems (../shared/data/spider/
+//! candidates.json) goes through `nl2sql_verify(question, sql)` on its database, which runs the
+//! constraints on the syntax tree and the checker chain (reading the catalog and, for the time
+//! checker, stored values). A finding is a `check:<name>` row with `satisfied = false`; a
+//! constraint violation is any other row with `satisfied = false`. Reported per detector:
+//! - on gold SQL: how many gold queries it flags (each one a false alarm);
+//! - on candidates (only those whose PostgreSQL rewrite runs as on SQLite, so the label holds):
+//!   how many it flags, and the precision of a flag as "this candidate is wrong" (the label is the
+//!   official Spider execution check), against the base rate of wrong candidates.
+
+use std::collections::BTreeMap;
+
+#[path = "spider.rs"]
+mod spider;
+
+use serde_json::Value;
+use spider::connect;
+
+#[derive(Default)]
+struct Tally {
+    gold_flagged: usize,
+    flagged: usize,
+    flagged_wrong: usize,
+    examples: Vec<String>,
+}
+
+fn main() {
+    let data = std::env::args().nth(1).unwrap_or_else(|| format!("{}/../shared/data", env!("CARGO_MANIFEST_DIR")));
+    let questions: Vec<Value> = serde_json::from_str(
+        &std::fs::read_to_string(format!("{data}/spider/candidates.json")).expect("candidates.json"),
+    )
+    .unwrap();
+    println!("Benchmark 7: the checker chain and the constraints as detectors of wrong SQL ({} Spider questions)", questions.len());
+    println!("command: cargo run --release --example checker_precision");
+    let mut clients = BTreeMap::new();
+    let mut tallies: BTreeMap<String, Tally> = BTreeMap::new();
+    let (mut golds, mut candidates, mut wrong, mut unparsed) = (0usize, 0usize, 0usize, 0usize);
+    let (mut any_flagged, mut any_flagged_wrong, mut checks_flagged, mut checks_flagged_wrong) = (0usize, 0usize, 0usize, 0usize);
+    for q in &questions {
+        let db = format!("spider_{}", q["db_id"].as_str().unwrap().to_lowercase());
+        let client = clients.entry(db.clone()).or_insert_with(|| {
+            let mut c = connect(&db);
+            c.batch_execute("SET client_min_messages = warning").unwrap();
+            c
+        });
+        let question = q["question"].as_str().unwrap();
+        let mut findings = |sql: &str| -> Option<Vec<String>> {
+            client
+                .query("SELECT \"constraint\" FROM nl2sql_verify($1, $2) WHERE NOT satisfied", &[&question, &sql])
+                .ok()
+                .map(|rows| {
+                    let mut names: Vec<String> = rows.iter().map(|r| r.get::<_, String>(0)).collect();
+                    names.sort();
+                    names.dedup();
+                    names
+                })
+        };
+        match findings(q["gold_pg"].as_str().unwrap()) {
+            Some(names) => {
+                golds += 1;
+                for n in names {
+                    let t = tallies.entry(n.clone()).or_default();
+                    t.gold_flagged += 1;
+                    if t.examples.len() < 3 {
+                        t.examples.push(format!("#{} gold", q["question_id"]));
+                    }
+                }
+            }
+            None => unparsed += 1,
+        }
+        for c in q["candidates"].as_array().unwrap() {
+            if c["runs_same_on_pg"] != Value::Bool(true) {
+                continue;
+            }
+            let Some(names) = findings(c["sql"].as_str().unwrap()) else {
+                unparsed += 1;
+                continue;
+            };
+            let is_wrong = c["correct"] != Value::Bool(true);
+            candidates += 1;
+            wrong += is_wrong as usize;
+            if !names.is_empty() {
+                any_flagged += 1;
+                any_flagged_wrong += is_wrong as usize;
+            }
+            if names.iter().any(|n| n.starts_with("check:")) {
+                checks_flagged += 1;
+                checks_flagged_wrong += is_wrong as usize;
+            }
+            for n in names {
+                let t = tallies.entry(n).or_default();
+                t.flagged += 1;
+                t.flagged_wrong += is_wrong as usize;
+            }
+        }
+    }
+    let pct = |a: usize, b: usize| if b == 0 { "-".to_string() } else { format!("{:.1}%", 100.0 * a as f64 / b as f64) };
+    println!(
+        "\n{golds} gold queries, {candidates} labelled candidates ({wrong} wrong: base rate {}), {unparsed} not verifiable (parse error)",
+        pct(wrong, candidates)
+    );
+    println!("\n| detector | gold queries flagged | candidates flagged | of those wrong (precision) |");
+    println!("|---|---|---|---|");
+    let mut rows: Vec<(&String, &Tally)> = tallies.iter().collect();
+    rows.sort_by_key(|(n, t)| (!n.starts_with("check:"), std::cmp::Reverse(t.flagged)));
+    for (name, t) in rows {
+        println!("| {name} | {} ({}) | {} | {} |", t.gold_flagged, pct(t.gold_flagged, golds), t.flagged, pct(t.flagged_wrong, t.flagged));
+    }
+    println!(
+        "| any checker | | {checks_flagged} ({}) | {} |",
+        pct(checks_flagged, candidates),
+        pct(checks_flagged_wrong, checks_flagged)
+    );
+    println!("| any finding | | {any_flagged} ({}) | {} |", pct(any_flagged, candidates), pct(any_flagged_wrong, any_flagged));
+    println!(
+        "recall of wrong candidates: checkers {}, any finding {}",
+        pct(checks_flagged_wrong, wrong),
+        pct(any_flagged_wrong, wrong)
+    );
+    println!("\nfirst gold queries flagged, per detector:");
+    for (name, t) in &tallies {
+        if !t.examples.is_empty() {
+            println!("  {name}: {}", t.examples.join(", "));
+        }
+    }
+}
