@@ -7,7 +7,7 @@
 //! | `join` | `OR` or `IN` in a join condition; two tables joined on columns that are not their foreign key |
 //! | `order_by` | `ORDER BY` on a query that aggregates into one row (no `GROUP BY`) |
 //! | `time` | a date literal in another layout than the text column stores its dates in ([`time`]) |
-//! | `select` | `SELECT *` when the question does not ask for every column |
+//! | `select` | `SELECT *` when the question does not ask for every column; an `ORDER BY … LIMIT` ranking key selected though the question never names it |
 //! | `null_order` | `ORDER BY nullable_column DESC … LIMIT` without `NULLS LAST` (PostgreSQL sorts NULLs first there) |
 //! | `max_min` | `ORDER BY … LIMIT 1` for an extreme (note: ties keep one row arbitrarily) |
 //! | `result` | a result whose every cell is NULL ([`result_findings`]) |
@@ -203,6 +203,62 @@ fn check_joins(select: &Select, catalog: &Catalog, out: &mut Vec<Finding>) {
     }
 }
 
+/// Does the question name what `e` computes? A column by any word of its name (a question word and
+/// a name word sharing their first four letters, or equal when shorter); a count by "how many",
+/// "number", "count"; another aggregate by its argument's column or the aggregate's own words.
+fn named_in_question(e: &Expr, question: &str) -> bool {
+    let words: Vec<&str> = question.split(|c: char| !c.is_alphanumeric()).filter(|w| !w.is_empty()).collect();
+    let stem = |w: &str| w.chars().take(4).collect::<String>();
+    let mentions = |name: &str| {
+        name.to_lowercase().split(|c: char| !c.is_alphanumeric()).filter(|t| t.len() >= 2).any(|t| {
+            words.iter().any(|w| if t.len() < 4 || w.len() < 4 { *w == t } else { stem(w) == stem(t) })
+        })
+    };
+    match e {
+        Expr::Identifier(i) => mentions(&i.value),
+        Expr::CompoundIdentifier(parts) => parts.last().is_some_and(|i| mentions(&i.value)),
+        Expr::Nested(inner) => named_in_question(inner, question),
+        Expr::Function(f) => {
+            let name = f.name.to_string().to_lowercase();
+            let own: &[&str] = match name.as_str() {
+                "count" => &["how many", "number", "count", "total"],
+                "sum" => &["total", "sum", "overall"],
+                "avg" => &["average", "mean"],
+                "max" => &["maximum", "highest", "max"],
+                "min" => &["minimum", "lowest", "min"],
+                _ => &[],
+            };
+            if own.iter().any(|w| question.contains(w)) {
+                return true;
+            }
+            let mut named = false;
+            let _ = e.visit(&mut ColumnNames(|c: &str| named |= mentions(c)));
+            named || !AGGREGATES.contains(&name.as_str())
+        }
+        // an expression (arithmetic, CASE, a cast) is not judged
+        _ => true,
+    }
+}
+
+/// Calls back with each column name an expression reads.
+struct ColumnNames<F: FnMut(&str)>(F);
+
+impl<F: FnMut(&str)> Visitor for ColumnNames<F> {
+    type Break = ();
+    fn pre_visit_expr(&mut self, e: &Expr) -> ControlFlow<()> {
+        match e {
+            Expr::Identifier(i) => (self.0)(&i.value),
+            Expr::CompoundIdentifier(parts) => {
+                if let Some(i) = parts.last() {
+                    (self.0)(&i.value)
+                }
+            }
+            _ => {}
+        }
+        ControlFlow::Continue(())
+    }
+}
+
 /// Every finding for `query`, given the question (for the `select` checker), the catalog, and
 /// stored values of the text columns [`time::needed`] names (for the `time` checker; columns
 /// missing from `stored` are not judged).
@@ -240,8 +296,22 @@ pub fn check(query: &Query, catalog: &Catalog, question: &str, stored: &Stored) 
     if !wants_all && select.projection.iter().any(|i| matches!(i, SelectItem::Wildcard(_))) {
         out.push(finding("select", Severity::Repair, "SELECT * returns every column: select only the columns the question asks for".into()));
     }
-    // 5. NULLs first under DESC
+    // an unrequested column: the ranking key of an ORDER BY … LIMIT echoed in the output though the
+    // question never names it ("which singer is the oldest" asks for the singer, not the age)
     let limited = query.limit_clause.is_some() || query.fetch.is_some();
+    if limited && select.projection.len() > 1 {
+        for item in &select.projection {
+            let SelectItem::UnnamedExpr(e) = item else { continue };
+            if order_items.iter().any(|o| o.expr == *e) && !named_in_question(e, &q) {
+                out.push(finding(
+                    "select",
+                    Severity::Repair,
+                    format!("`{e}` is the ranking key, and the question does not ask for its value: select only what the question asks for and keep it in ORDER BY"),
+                ));
+            }
+        }
+    }
+    // 5. NULLs first under DESC
     if limited {
         let aliases = aliases(select, catalog);
         for item in &order_items {
@@ -336,6 +406,11 @@ mod tests {
         assert_eq!(fired("SELECT a.name FROM authors a JOIN books b ON b.author_id IN (a.author_id, a.born)", "q"), vec!["join"]);
         assert_eq!(fired("SELECT count(*) FROM books ORDER BY count(*) DESC LIMIT 1", "which author has most books"), vec!["order_by"]);
         assert_eq!(fired("SELECT * FROM books", "which books are cheap"), vec!["select"]);
+        assert_eq!(fired("SELECT name, born FROM authors ORDER BY born NULLS LAST LIMIT 1", "Who is the oldest author?"), vec!["select", "max_min"]);
+        assert_eq!(
+            fired("SELECT a.name, count(*) FROM authors a JOIN books b ON b.author_id = a.author_id GROUP BY a.name ORDER BY count(*) DESC LIMIT 1", "Which author wrote the most books?"),
+            vec!["select"]
+        );
         assert_eq!(fired("SELECT name FROM authors ORDER BY born DESC LIMIT 3", "the 3 youngest authors"), vec!["null_order"]);
         let notes = check(&check_query("SELECT name FROM authors ORDER BY author_id DESC LIMIT 1").unwrap().query, &catalog(), "q", &Stored::new());
         assert_eq!(notes.iter().map(|f| (f.checker, f.severity)).collect::<Vec<_>>(), vec![("max_min", Severity::Note)]);
@@ -347,14 +422,20 @@ mod tests {
         for sql in [
             "SELECT a.name FROM authors a JOIN books b ON b.author_id = a.author_id WHERE b.price > 3",
             "SELECT a.name FROM authors AS a JOIN books ON books.author_id = a.author_id",
-            "SELECT author_id, count(*) FROM books GROUP BY author_id ORDER BY count(*) DESC LIMIT 3",
+            "SELECT author_id FROM books GROUP BY author_id ORDER BY count(*) DESC LIMIT 3",
             "SELECT name FROM authors ORDER BY born DESC NULLS LAST LIMIT 3",
             "SELECT name FROM authors ORDER BY born LIMIT 3",
             "SELECT count(*) FROM books",
+            "SELECT name FROM authors ORDER BY born NULLS LAST LIMIT 3",
         ] {
             assert!(fired(sql, "q").is_empty(), "{sql}: {:?}", fired(sql, "q"));
         }
         assert!(fired("SELECT * FROM books", "Show all information about books").is_empty());
+        // the ranking key, when the question asks for it
+        assert!(fired("SELECT name, born FROM authors ORDER BY born NULLS LAST LIMIT 3", "Name and year born of the 3 oldest authors").is_empty());
+        let q = "Which author wrote the most books, and how many?";
+        assert_eq!(fired("SELECT a.name, count(*) FROM authors a JOIN books b ON b.author_id = a.author_id GROUP BY a.name ORDER BY count(*) DESC LIMIT 1", q), Vec::<&str>::new());
+        assert_eq!(fired("SELECT author_id, sum(price) FROM books GROUP BY author_id ORDER BY sum(price) DESC LIMIT 2", "the 2 authors with the highest total price"), Vec::<&str>::new());
         assert!(result_findings(&[vec![serde_json::json!(1), serde_json::Value::Null]]).is_empty());
         assert!(result_findings(&[]).is_empty());
     }
