@@ -108,7 +108,13 @@ fn ask_grounds_the_question_in_indexed_values() {
     let (status, detail) = stage("How many fantasy books are there?");
     assert_eq!(status, "ok", "{detail}");
     assert!(detail.contains("genre = 'fantasy'"), "{detail}");
-    // the real model listed the question's keywords, and they were searched
+    // with value_keywords the real model lists the question's keywords, and they are searched
+    let (status, _) = Spi::get_two::<String, String>(
+        "SELECT status, detail FROM nl2sql_run('How many fantasy books are there?', NULL,
+                '{\"max_probes\": 0, \"verify\": false, \"value_keywords\": true}') WHERE stage = 'values'",
+    )
+    .unwrap();
+    assert_eq!(status.as_deref(), Some("ok"));
     let step = json_of("SELECT output FROM nl2sql.steps WHERE stage = 'values' AND status = 'ok' ORDER BY run_id DESC, step DESC LIMIT 1");
     assert!(step["keywords"].as_array().is_some_and(|k| !k.is_empty()), "{step}");
     // the same through the search function: keywords from the model, each searched with the whole text

@@ -8,7 +8,7 @@
 //! | `order_by` | `ORDER BY` on a query that aggregates into one row (no `GROUP BY`) |
 //! | `time` | a date literal in another layout than the text column stores its dates in ([`time`]) |
 //! | `select` | `SELECT *` when the question does not ask for every column; an `ORDER BY … LIMIT` ranking key selected though the question never names it |
-//! | `null_order` | `ORDER BY nullable_column DESC … LIMIT` without `NULLS LAST` (PostgreSQL sorts NULLs first there) |
+//! | `null_order` | `ORDER BY nullable_column DESC … LIMIT` without `NULLS LAST` (PostgreSQL sorts NULLs first there), unless the data read shows the column holds no NULL |
 //! | `max_min` | `ORDER BY … LIMIT 1` for an extreme (note: ties keep one row arbitrarily) |
 //! | `result` | a result whose every cell is NULL ([`result_findings`]) |
 
@@ -25,8 +25,57 @@ use crate::catalog::{Catalog, RelName};
 
 pub mod time;
 
-/// Stored values of text columns, read by the caller for the `time` checker ([`time::needed`]).
-pub type Stored = BTreeMap<(RelName, String), Vec<String>>;
+/// What the caller read of the data for the checkers that judge by it ([`needs`] says what).
+#[derive(Debug, Clone, Default)]
+pub struct Observed {
+    /// Distinct stored values of text columns compared with date literals (`time`); a column not
+    /// here is not judged.
+    pub values: BTreeMap<(RelName, String), Vec<String>>,
+    /// Whether a nullable column ranked `DESC` under `LIMIT` holds any NULL (`null_order`); a
+    /// column not here is judged by its declaration alone.
+    pub holds_nulls: BTreeMap<(RelName, String), bool>,
+}
+
+/// The columns whose data the checkers need to see.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Needs {
+    /// Text columns compared with dates: a few distinct values each.
+    pub values: Vec<(RelName, String)>,
+    /// Nullable columns ranked DESC under LIMIT: do they hold NULLs?
+    pub nulls: Vec<(RelName, String)>,
+}
+
+/// What [`check`] would like to read of the data for `query`.
+pub fn needs(query: &Query, catalog: &Catalog) -> Needs {
+    Needs {
+        values: time::needed(&time::comparisons(query, catalog)),
+        nulls: desc_nullable_keys(query, catalog).into_iter().map(|(rel, col, _)| (rel, col)).collect(),
+    }
+}
+
+/// Nullable columns a `LIMIT` query orders `DESC` without saying where NULLs go: (relation,
+/// column, the ORDER BY expression as written).
+fn desc_nullable_keys(query: &Query, catalog: &Catalog) -> Vec<(RelName, String, String)> {
+    let SetExpr::Select(select) = &*query.body else { return vec![] };
+    let limited = query.limit_clause.is_some() || query.fetch.is_some();
+    let Some(OrderByKind::Expressions(items)) = query.order_by.as_ref().map(|o| &o.kind) else { return vec![] };
+    if !limited {
+        return vec![];
+    }
+    let aliases = aliases(select, catalog);
+    let mut out = Vec::new();
+    for item in items {
+        if !matches!(item.options.sort, Some(OrderBySort::Desc)) || item.options.nulls_first.is_some() {
+            continue;
+        }
+        if let Some((rel, col)) = column_of(&item.expr, &aliases, catalog) {
+            if catalog.table(&rel).and_then(|t| t.column(&col)).is_some_and(|c| c.nullable) && !out.iter().any(|(r, c, _)| *r == rel && *c == col) {
+                out.push((rel, col, item.expr.to_string()));
+            }
+        }
+    }
+    out
+}
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
@@ -204,14 +253,17 @@ fn check_joins(select: &Select, catalog: &Catalog, out: &mut Vec<Finding>) {
 }
 
 /// Does the question name what `e` computes? A column by any word of its name (a question word and
-/// a name word sharing their first four letters, or equal when shorter); a count by "how many",
+/// a name word sharing their first four letters, or the name word containing them; equal when
+/// shorter); a count by "how many",
 /// "number", "count"; another aggregate by its argument's column or the aggregate's own words.
 fn named_in_question(e: &Expr, question: &str) -> bool {
     let words: Vec<&str> = question.split(|c: char| !c.is_alphanumeric()).filter(|w| !w.is_empty()).collect();
     let stem = |w: &str| w.chars().take(4).collect::<String>();
     let mentions = |name: &str| {
         name.to_lowercase().split(|c: char| !c.is_alphanumeric()).filter(|t| t.len() >= 2).any(|t| {
-            words.iter().any(|w| if t.len() < 4 || w.len() < 4 { *w == t } else { stem(w) == stem(t) })
+            // a word of the name shares its first four letters with a question word, or a name
+            // written as one word holds it ("areas" names surfacearea)
+            words.iter().any(|w| if t.len() < 4 || w.len() < 4 { *w == t } else { stem(w) == stem(t) || t.contains(&stem(w)) })
         })
     };
     match e {
@@ -259,10 +311,9 @@ impl<F: FnMut(&str)> Visitor for ColumnNames<F> {
     }
 }
 
-/// Every finding for `query`, given the question (for the `select` checker), the catalog, and
-/// stored values of the text columns [`time::needed`] names (for the `time` checker; columns
-/// missing from `stored` are not judged).
-pub fn check(query: &Query, catalog: &Catalog, question: &str, stored: &Stored) -> Vec<Finding> {
+/// Every finding for `query`, given the question (for the `select` checker), the catalog, and what
+/// the caller read of the data ([`needs`]: stored layouts for `time`, NULLs for `null_order`).
+pub fn check(query: &Query, catalog: &Catalog, question: &str, observed: &Observed) -> Vec<Finding> {
     let mut out = Vec::new();
     let SetExpr::Select(select) = &*query.body else { return out };
     // 1. joins
@@ -287,7 +338,7 @@ pub fn check(query: &Query, catalog: &Catalog, question: &str, stored: &Stored) 
         ));
     }
     // 3. date literals against the stored layout
-    out.extend(time::check(&time::comparisons(query, catalog), stored));
+    out.extend(time::check(&time::comparisons(query, catalog), &observed.values));
     // 4. SELECT *
     let q = question.to_lowercase();
     let wants_all = ["all information", "all the information", "all details", "all the details", "all columns", "all attributes", "everything", "all data", "all info"]
@@ -311,27 +362,19 @@ pub fn check(query: &Query, catalog: &Catalog, question: &str, stored: &Stored) 
             }
         }
     }
-    // 5. NULLs first under DESC
-    if limited {
-        let aliases = aliases(select, catalog);
-        for item in &order_items {
-            let desc = matches!(item.options.sort, Some(OrderBySort::Desc));
-            if !desc || item.options.nulls_first.is_some() {
-                continue;
-            }
-            if let Some((rel, col)) = column_of(&item.expr, &aliases, catalog) {
-                if catalog.table(&rel).and_then(|t| t.column(&col)).is_some_and(|c| c.nullable) {
-                    out.push(finding(
-                        "null_order",
-                        Severity::Repair,
-                        format!(
-                            "{}.{col} may be NULL and PostgreSQL sorts NULLs first under DESC: write ORDER BY {} DESC NULLS LAST (or filter IS NOT NULL)",
-                            rel.name, item.expr
-                        ),
-                    ));
-                }
-            }
+    // 5. NULLs first under DESC, when the column may (or, where the data was read, does) hold NULLs
+    for (rel, col, expr) in desc_nullable_keys(query, catalog) {
+        if observed.holds_nulls.get(&(rel.clone(), col.clone())) == Some(&false) {
+            continue;
         }
+        out.push(finding(
+            "null_order",
+            Severity::Repair,
+            format!(
+                "{}.{col} holds NULLs and PostgreSQL sorts NULLs first under DESC: write ORDER BY {expr} DESC NULLS LAST (or filter IS NOT NULL)",
+                rel.name
+            ),
+        ));
     }
     // 6. ties under LIMIT 1
     let limit_one = matches!(&query.limit_clause, Some(sqlparser::ast::LimitClause::LimitOffset { limit: Some(Expr::Value(v)), .. }) if v.value.to_string() == "1");
@@ -396,7 +439,7 @@ mod tests {
     }
 
     fn fired(sql: &str, question: &str) -> Vec<&'static str> {
-        check(&check_query(sql).unwrap().query, &catalog(), question, &Stored::new()).iter().map(|f| f.checker).collect()
+        check(&check_query(sql).unwrap().query, &catalog(), question, &Observed::default()).iter().map(|f| f.checker).collect()
     }
 
     #[test]
@@ -412,7 +455,7 @@ mod tests {
             vec!["select"]
         );
         assert_eq!(fired("SELECT name FROM authors ORDER BY born DESC LIMIT 3", "the 3 youngest authors"), vec!["null_order"]);
-        let notes = check(&check_query("SELECT name FROM authors ORDER BY author_id DESC LIMIT 1").unwrap().query, &catalog(), "q", &Stored::new());
+        let notes = check(&check_query("SELECT name FROM authors ORDER BY author_id DESC LIMIT 1").unwrap().query, &catalog(), "q", &Observed::default());
         assert_eq!(notes.iter().map(|f| (f.checker, f.severity)).collect::<Vec<_>>(), vec![("max_min", Severity::Note)]);
         assert_eq!(result_findings(&[vec![serde_json::Value::Null]])[0].checker, "result");
     }
@@ -431,8 +474,17 @@ mod tests {
             assert!(fired(sql, "q").is_empty(), "{sql}: {:?}", fired(sql, "q"));
         }
         assert!(fired("SELECT * FROM books", "Show all information about books").is_empty());
+        // a nullable column that holds no NULL: sorting DESC is safe
+        let q = check_query("SELECT name FROM authors ORDER BY born DESC LIMIT 3").unwrap().query;
+        assert_eq!(needs(&q, &catalog()).nulls, vec![(RelName::new("public", "authors"), "born".to_string())]);
+        let mut seen = Observed::default();
+        seen.holds_nulls.insert((RelName::new("public", "authors"), "born".into()), false);
+        assert!(check(&q, &catalog(), "the 3 youngest authors", &seen).is_empty());
+        seen.holds_nulls.insert((RelName::new("public", "authors"), "born".into()), true);
+        assert_eq!(check(&q, &catalog(), "the 3 youngest authors", &seen)[0].checker, "null_order");
         // the ranking key, when the question asks for it
         assert!(fired("SELECT name, born FROM authors ORDER BY born NULLS LAST LIMIT 3", "Name and year born of the 3 oldest authors").is_empty());
+        assert!(named_in_question(&Expr::Identifier("surfacearea".into()), "names and areas of the largest countries"));
         let q = "Which author wrote the most books, and how many?";
         assert_eq!(fired("SELECT a.name, count(*) FROM authors a JOIN books b ON b.author_id = a.author_id GROUP BY a.name ORDER BY count(*) DESC LIMIT 1", q), Vec::<&str>::new());
         assert_eq!(fired("SELECT author_id, sum(price) FROM books GROUP BY author_id ORDER BY sum(price) DESC LIMIT 2", "the 2 authors with the highest total price"), Vec::<&str>::new());
