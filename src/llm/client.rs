@@ -492,7 +492,7 @@ fn describe(e: &ureq::Error) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use std::io::{BufRead, BufReader, Read, Write};
+    use std::io::Write;
     use std::net::TcpListener;
     use std::sync::atomic::{AtomicUsize, Ordering};
     use std::sync::Arc;
@@ -509,20 +509,7 @@ mod tests {
             for (stream, (status, body, delay_ms)) in listener.incoming().zip(replies) {
                 let mut stream = stream.unwrap();
                 counter.fetch_add(1, Ordering::SeqCst);
-                let mut reader = BufReader::new(stream.try_clone().unwrap());
-                let mut len = 0usize;
-                loop {
-                    let mut line = String::new();
-                    reader.read_line(&mut line).unwrap();
-                    if let Some(v) = line.to_ascii_lowercase().strip_prefix("content-length:") {
-                        len = v.trim().parse().unwrap();
-                    }
-                    if line == "\r\n" || line.is_empty() {
-                        break;
-                    }
-                }
-                let mut buf = vec![0; len];
-                reader.read_exact(&mut buf).unwrap();
+                let _ = crate::llm::testing::read_request(&stream);
                 std::thread::sleep(Duration::from_millis(delay_ms));
                 let _ = write!(
                     stream,

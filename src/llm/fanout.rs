@@ -195,7 +195,8 @@ fn describe(e: &reqwest::Error) -> String {
 mod tests {
     use super::*;
     use crate::llm::Message;
-    use std::io::{BufRead, BufReader, Read, Write};
+    use crate::llm::testing::read_request;
+    use std::io::Write;
     use std::net::{TcpListener, TcpStream};
     use std::sync::atomic::{AtomicUsize, Ordering};
     use std::sync::{Condvar, Mutex};
@@ -219,22 +220,7 @@ mod tests {
     }
 
     fn serve(mut stream: TcpStream, gather: usize, state: &(Mutex<usize>, Condvar), peak: &AtomicUsize) {
-        let mut reader = BufReader::new(stream.try_clone().unwrap());
-        let mut len = 0usize;
-        loop {
-            let mut line = String::new();
-            if reader.read_line(&mut line).unwrap_or(0) == 0 {
-                return;
-            }
-            if let Some(v) = line.to_ascii_lowercase().strip_prefix("content-length:") {
-                len = v.trim().parse().unwrap();
-            }
-            if line == "\r\n" {
-                break;
-            }
-        }
-        let mut buf = vec![0; len];
-        reader.read_exact(&mut buf).unwrap();
+        let Some(buf) = read_request(&stream) else { return };
         let body: Value = serde_json::from_slice(&buf).unwrap();
         let (lock, cv) = state;
         let mut in_flight = lock.lock().unwrap();
@@ -298,20 +284,7 @@ mod tests {
         std::thread::spawn(move || {
             for (k, stream) in listener.incoming().enumerate() {
                 let mut stream = stream.unwrap();
-                let mut reader = BufReader::new(stream.try_clone().unwrap());
-                let mut len = 0usize;
-                loop {
-                    let mut line = String::new();
-                    reader.read_line(&mut line).unwrap();
-                    if let Some(v) = line.to_ascii_lowercase().strip_prefix("content-length:") {
-                        len = v.trim().parse().unwrap();
-                    }
-                    if line == "\r\n" {
-                        break;
-                    }
-                }
-                let mut buf = vec![0; len];
-                reader.read_exact(&mut buf).unwrap();
+                let _ = read_request(&stream);
                 let reply = if k == 0 { "not json" } else { r#"{"choices":[{"message":{"content":"ok"}}]}"# };
                 let _ = write!(stream, "HTTP/1.1 200 OK\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{reply}", reply.len());
             }

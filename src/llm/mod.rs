@@ -7,6 +7,8 @@
 pub mod client;
 pub mod fanout;
 pub mod json;
+#[cfg(test)]
+pub(crate) mod testing;
 
 pub use client::{
     chat, embed, CallPolicy, ChatReply, ChatRequest, Embeddings, Endpoint, LlmError, Message,
