@@ -140,6 +140,19 @@ impl Catalog {
         hits.next().is_none().then_some(first)
     }
 
+    /// The part of the catalog on `tables`: those tables and the foreign keys between them.
+    pub fn restricted_to(&self, tables: &BTreeSet<RelName>) -> Catalog {
+        Catalog {
+            tables: self.tables.iter().filter(|t| tables.contains(&t.name)).cloned().collect(),
+            foreign_keys: self
+                .foreign_keys
+                .iter()
+                .filter(|fk| tables.contains(&fk.from) && tables.contains(&fk.to))
+                .cloned()
+                .collect(),
+        }
+    }
+
     /// The FK graph as undirected adjacency: for each relation, the relations one key away.
     /// Keys to or from relations the caller cannot see are not in the catalog at all.
     pub fn fk_graph(&self) -> BTreeMap<&RelName, BTreeSet<&RelName>> {

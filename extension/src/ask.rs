@@ -62,6 +62,8 @@ const OPTION_KEYS: &[&str] = &[
     "verify", "repair", "refine", "values", "value_keywords", "generators", "samples", "select", "two_round", "max_rows",
 ];
 
+const GENERATORS_WANTED: &str = "a non-empty array of \"direct\", \"skeleton\", \"decompose\", \"few_shot\"";
+
 fn bad_option(key: &str, want: &str) -> ! {
     crate::errors::raise("22023", format!("option \"{key}\" must be {want}"), Some("See docs/sql-reference.md, options."))
 }
@@ -89,11 +91,12 @@ impl AskOptions {
                 },
             }
         };
-        let flag = |key: &str| match obj.get(key) {
-            None => true,
+        let flag_or = |key: &str, default: bool| match obj.get(key) {
+            None => default,
             Some(Value::Bool(b)) => *b,
             Some(_) => bad_option(key, "true or false"),
         };
+        let flag = |key: &str| flag_or(key, true);
         AskOptions {
             max_probes: count("max_probes", gucs::MAX_PROBES.get(), 5),
             max_repairs: count("max_repairs", gucs::MAX_REPAIRS.get(), 5),
@@ -120,31 +123,21 @@ impl AskOptions {
             repair: flag("repair"),
             values: flag("values"),
             refine: flag("refine"),
-            value_keywords: match obj.get("value_keywords") {
-                None => false,
-                Some(Value::Bool(b)) => *b,
-                Some(_) => bad_option("value_keywords", "true or false"),
-            },
-            two_round: match obj.get("two_round") {
-                None => false,
-                Some(Value::Bool(b)) => *b,
-                Some(_) => bad_option("two_round", "true or false"),
-            },
+            value_keywords: flag_or("value_keywords", false),
+            two_round: flag_or("two_round", false),
             generators: match obj.get("generators") {
                 None => vec![Generator::Direct],
                 Some(Value::Array(a)) if !a.is_empty() => {
                     let mut out: Vec<Generator> = Vec::new();
                     for g in a {
-                        let g = g.as_str().and_then(Generator::parse).unwrap_or_else(|| {
-                            bad_option("generators", "a non-empty array of \"direct\", \"skeleton\", \"decompose\", \"few_shot\"")
-                        });
+                        let g = g.as_str().and_then(Generator::parse).unwrap_or_else(|| bad_option("generators", GENERATORS_WANTED));
                         if !out.contains(&g) {
                             out.push(g);
                         }
                     }
                     out
                 }
-                Some(_) => bad_option("generators", "a non-empty array of \"direct\", \"skeleton\", \"decompose\", \"few_shot\""),
+                Some(_) => bad_option("generators", GENERATORS_WANTED),
             },
             samples: count("samples", 1, 5).max(1),
             tournament: match obj.get("select") {
@@ -263,19 +256,21 @@ struct Ask<'a> {
 }
 
 impl Ask<'_> {
+    /// A chat request at the call's temperature and seed, its answer held to `schema`.
+    fn request(&self, messages: Vec<Message>, schema_name: &str, schema: Value, max_tokens: u32) -> ChatRequest {
+        ChatRequest {
+            messages,
+            temperature: self.opts.temperature,
+            max_tokens: Some(max_tokens),
+            json_schema: Some((schema_name.into(), schema)),
+            seed: self.opts.seed,
+            ..Default::default()
+        }
+    }
+
     fn chat(&mut self, messages: Vec<Message>, schema_name: &str, schema: Value, max_tokens: u32) -> ChatReply {
-        let reply = crate::llm::try_chat_at(
-            &self.endpoint,
-            ChatRequest {
-                messages,
-                temperature: self.opts.temperature,
-                max_tokens: Some(max_tokens),
-                json_schema: Some((schema_name.into(), schema)),
-                seed: self.opts.seed,
-                ..Default::default()
-            },
-        )
-        .unwrap_or_else(|e| crate::errors::raise_llm(&e));
+        let request = self.request(messages, schema_name, schema, max_tokens);
+        let reply = crate::llm::try_chat_at(&self.endpoint, request).unwrap_or_else(|e| crate::errors::raise_llm(&e));
         self.trace.count(&reply);
         reply
     }
@@ -503,23 +498,26 @@ impl Ask<'_> {
 
     /// Ask for SQL until the answer is a usable query, at most FORMAT_ATTEMPTS times.
     fn ask_sql(&mut self, messages: Vec<Message>, stage: &str) -> Result<String, String> {
-        self.ask_sql_as(messages, stage, sql_schema())
+        self.sql_answer(messages, stage, "", sql_schema(), None)
     }
 
-    fn ask_sql_as(&mut self, messages: Vec<Message>, stage: &str, schema: Value) -> Result<String, String> {
-        self.ask_sql_attempts(messages, stage, schema, FORMAT_ATTEMPTS)
-    }
-
-    fn ask_sql_attempts(&mut self, mut messages: Vec<Message>, stage: &str, schema: Value, attempts: usize) -> Result<String, String> {
+    /// The SQL of a usable answer, asking again (at most FORMAT_ATTEMPTS answers in all) with what
+    /// was wrong; `first` is an answer already received from a fan-out, which counts as the first.
+    /// Retry steps are labelled with `label` (a generator's name, or nothing).
+    fn sql_answer(&mut self, mut messages: Vec<Message>, stage: &str, label: &str, schema: Value, mut first: Option<String>) -> Result<String, String> {
         let mut last = String::new();
-        for attempt in 1..=attempts {
-            let reply = self.chat(messages.clone(), "sql_answer", schema.clone(), 700);
-            match parse_sql_answer(&reply.content) {
+        for attempt in 1..=FORMAT_ATTEMPTS {
+            let content = match first.take() {
+                Some(content) => content,
+                None => self.chat(messages.clone(), "sql_answer", schema.clone(), 700).content,
+            };
+            match parse_sql_answer(&content) {
                 Ok(sql) => return Ok(sql),
                 Err(e) => {
-                    self.trace.step(stage, "retry", format!("answer {attempt} was not usable: {e}"), None,
-                                    json!({"answer": reply.content}));
-                    messages.push(Message::assistant(reply.content));
+                    let prefix = if label.is_empty() { String::new() } else { format!("{label}: ") };
+                    self.trace.step(stage, "retry", format!("{prefix}answer {attempt} was not usable: {e}"), None,
+                                    json!({"answer": content}));
+                    messages.push(Message::assistant(content));
                     messages.push(Message::user(format!(
                         "That answer was not usable: {e}. Reply with JSON {{\"sql\": \"SELECT ...\"}} holding one PostgreSQL query."
                     )));
@@ -541,25 +539,15 @@ impl Ask<'_> {
         let draft_messages = prompts::generate(self.schema_text(), self.question, self.evidence, &self.grounding, &self.constraints);
         let link_messages = prompts::link(self.schema_text(), self.question, self.evidence, &self.grounding);
         let requests = vec![
-            self.request(draft_messages.clone(), sql_schema(), self.opts.temperature, self.opts.seed),
-            self.request(link_messages, prompts::link_schema(), self.opts.temperature, self.opts.seed),
+            self.request(draft_messages.clone(), "sql_answer", sql_schema(), 700),
+            self.request(link_messages, "schema_links", prompts::link_schema(), 700),
         ];
         let mut replies = crate::llm::try_chat_all_at(&self.endpoint, requests).into_iter();
         let (draft_reply, link_reply) = (replies.next().expect("two replies"), replies.next().expect("two replies"));
         // reversed linking: the draft (an unusable first answer gets the usual format retries)
         let draft_reply = draft_reply.unwrap_or_else(|e| crate::errors::raise_llm(&e));
         self.trace.count(&draft_reply);
-        let draft = match parse_sql_answer(&draft_reply.content) {
-            Ok(sql) => Some(sql),
-            Err(e) => {
-                let mut messages = draft_messages;
-                messages.push(Message::assistant(draft_reply.content));
-                messages.push(Message::user(format!(
-                    "That answer was not usable: {e}. Reply with JSON {{\"sql\": \"SELECT ...\"}} holding one PostgreSQL query."
-                )));
-                self.ask_sql_attempts(messages, "draft", sql_schema(), FORMAT_ATTEMPTS - 1).ok()
-            }
-        };
+        let draft = self.sql_answer(draft_messages, "draft", "", sql_schema(), Some(draft_reply.content)).ok();
         let reversed = draft.as_deref().and_then(|d| check_query(d).ok()).map(|c| link::referenced(&c.query, &self.catalog)).unwrap_or_default();
         // direct linking
         let (direct, unknown) = match link_reply {
@@ -594,16 +582,7 @@ impl Ask<'_> {
             return;
         }
         let closed = link::close_over_foreign_keys(&linked, &self.catalog);
-        let pruned = Catalog {
-            tables: self.catalog.tables.iter().filter(|t| closed.tables.contains(&t.name)).cloned().collect(),
-            foreign_keys: self
-                .catalog
-                .foreign_keys
-                .iter()
-                .filter(|fk| closed.tables.contains(&fk.from) && closed.tables.contains(&fk.to))
-                .cloned()
-                .collect(),
-        };
+        let pruned = self.catalog.restricted_to(&closed.tables);
         let samples = sample_values(&pruned, &pruned.tables.iter().map(|t| t.name.clone()).collect::<Vec<_>>(), 40);
         self.schema = context::build(&pruned, &samples, self.question, self.opts.schema_token_budget);
         let names = |v: &std::collections::BTreeSet<nl2sql_core::catalog::RelName>| v.iter().map(|n| n.to_string()).collect::<Vec<_>>();
@@ -623,18 +602,6 @@ impl Ask<'_> {
                                "value": names(&valued.tables), "direct_unknown": unknown},
                    "tokens": self.schema.tokens}),
         );
-    }
-
-    /// The chat request of one generation.
-    fn request(&self, messages: Vec<Message>, schema: Value, temperature: f32, seed: Option<u64>) -> ChatRequest {
-        ChatRequest {
-            messages,
-            temperature,
-            max_tokens: Some(700),
-            json_schema: Some(("sql_answer".into(), schema)),
-            seed,
-            ..Default::default()
-        }
     }
 
     /// N-version generation: each generator (and each further sample of it) writes a candidate;
@@ -670,12 +637,12 @@ impl Ask<'_> {
         let requests: Vec<ChatRequest> = jobs
             .iter()
             .map(|(g, k, messages, _)| {
-                let (temperature, seed) = if *k == 0 {
-                    (self.opts.temperature, self.opts.seed)
-                } else {
-                    (self.opts.temperature.max(SAMPLE_TEMPERATURE), Some(self.opts.seed.unwrap_or(0) + *k as u64))
-                };
-                self.request(messages.clone(), g.schema(), temperature, seed)
+                let mut request = self.request(messages.clone(), "sql_answer", g.schema(), 700);
+                if *k > 0 {
+                    request.temperature = request.temperature.max(SAMPLE_TEMPERATURE);
+                    request.seed = Some(self.opts.seed.unwrap_or(0) + *k as u64);
+                }
+                request
             })
             .collect();
         let started = Instant::now();
@@ -695,18 +662,7 @@ impl Ask<'_> {
             };
             self.trace.count(&reply);
             // an unusable first answer gets the sequential format retries of a single generation
-            let sql = match parse_sql_answer(&reply.content) {
-                Ok(sql) => Ok(sql),
-                Err(e) => {
-                    self.trace.step("generate", "retry", format!("{label}: answer 1 was not usable: {e}"), None, json!({"answer": reply.content}));
-                    let mut messages = messages;
-                    messages.push(Message::assistant(reply.content));
-                    messages.push(Message::user(format!(
-                        "That answer was not usable: {e}. Reply with JSON {{\"sql\": \"SELECT ...\"}} holding one PostgreSQL query."
-                    )));
-                    self.ask_sql_attempts(messages, "generate", g.schema(), FORMAT_ATTEMPTS - 1)
-                }
-            };
+            let sql = self.sql_answer(messages, "generate", &label, g.schema(), Some(reply.content.clone()));
             match sql {
                 Ok(sql) => {
                     self.trace.step("generate", "ok", format!("{label}: candidate SQL"), Some(sql.clone()),
@@ -819,9 +775,9 @@ impl Ask<'_> {
             return self.finish(Attempt { sql, violated: vec![], problems: vec![], fails: false }, false);
         }
         let (mut current, data) = check(&sql, &self.constraints, true, &self.catalog, self.question);
-        let mut current_data = data.clone();
+        let mut current_is_empty = current_empty(&data);
         let mut detail = summary(&current);
-        if data["result"]["empty"] == Value::Bool(true) {
+        if current_is_empty {
             detail.push_str(" (note: the result is empty)");
         }
         self.trace.step("verify", status_of(&current), detail, Some(sql), data);
@@ -857,29 +813,30 @@ impl Ask<'_> {
                 Judgement::Regressed => "regressed",
                 Judgement::Continue => "continue",
             };
-            self.trace.step("repair", status, format!("repair {repairs}: {}", summary(&next)), Some(next_sql), data.clone());
+            let next_is_empty = current_empty(&data);
+            self.trace.step("repair", status, format!("repair {repairs}: {}", summary(&next)), Some(next_sql), data);
             earlier.push(current.sql.chars().take(300).collect());
             match verdict {
                 Judgement::Clean => {
                     current = next;
-                    current_data = data;
+                    current_is_empty = next_is_empty;
                     break;
                 }
                 Judgement::Unchanged => break,
                 Judgement::Regressed => {
                     if next.better_than(&current) {
                         current = next;
-                        current_data = data;
+                        current_is_empty = next_is_empty;
                     }
                     break;
                 }
                 Judgement::Continue => {
                     current = next;
-                    current_data = data;
+                    current_is_empty = next_is_empty;
                 }
             }
         }
-        if self.opts.refine && current_empty(&current_data) && !current.fails {
+        if self.opts.refine && current_is_empty && !current.fails {
             if let Some(refined) = self.refine_empty(&current) {
                 current = refined;
             }

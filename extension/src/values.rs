@@ -295,16 +295,15 @@ pub fn try_search_values(
         "SELECT table_schema::text, table_name::text, column_name::text, value, {trgm}.word_similarity(value, $1)::float8
            FROM nl2sql.value_index WHERE value OPERATOR({trgm}.<%) $1 ORDER BY 5 DESC LIMIT 100"
     );
-    let searches: Vec<(String, String, bool)> = terms
-        .into_iter()
-        .zip(embeddings)
-        .flat_map(|(term, embedding)| [(semantic_sql.clone(), embedding, true), (lexical_sql.clone(), term, false)])
-        .collect();
+    // (argument, by embedding?) of each search: every term's embedding, then the term's text
+    let searches: Vec<(String, bool)> =
+        terms.into_iter().zip(embeddings).flat_map(|(term, embedding)| [(embedding, true), (term, false)]).collect();
     let found: Vec<ValueMatch> = as_extension_owner(owner, move || {
         Spi::connect(|client| {
             let mut out = Vec::new();
-            for (sql, arg, semantic) in searches {
-                let rows = client.select(&sql, None, &[arg.into()]).unwrap_or_else(|e| {
+            for (arg, semantic) in searches {
+                let sql = if semantic { &semantic_sql } else { &lexical_sql };
+                let rows = client.select(sql, None, &[arg.into()]).unwrap_or_else(|e| {
                     crate::errors::raise("XX000", format!("value index search failed: {e}"), None)
                 });
                 for r in rows {

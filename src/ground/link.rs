@@ -257,5 +257,10 @@ mod tests {
         // nothing to connect: unchanged
         let single = close_over_foreign_keys(&referenced(&check_query("SELECT name FROM students").unwrap().query, &cat), &cat);
         assert!(single.bridges.is_empty());
+        // the pruned schema generation sees: the linked tables and the keys among them
+        let part = cat.restricted_to(&close_over_foreign_keys(&l, &cat).tables);
+        assert_eq!((part.tables.len(), part.foreign_keys.len()), (5, 3));
+        let part = cat.restricted_to(&single.tables);
+        assert_eq!((part.tables.len(), part.foreign_keys.len()), (1, 0));
     }
 }
