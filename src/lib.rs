@@ -12,11 +12,17 @@ pub mod catalog;
 pub mod checks;
 pub mod constraints;
 pub mod context;
+pub mod effects;
+pub mod error;
 pub mod ground;
 pub mod llm;
+pub mod options;
 pub mod result;
 pub mod select;
 pub mod sql;
+#[cfg(test)]
+pub(crate) mod testing;
+pub mod trace;
 
 /// The SQL parser the analyses use, for the extension's rewrites.
 pub use sqlparser;

@@ -129,6 +129,23 @@ impl Outcome {
     }
 }
 
+impl ResultSet {
+    /// The rows as JSON objects keyed by column name; a repeated name gets a suffix (`name_2`).
+    pub fn objects(&self) -> Vec<Value> {
+        let mut names: Vec<String> = Vec::new();
+        let mut seen: std::collections::BTreeMap<&str, usize> = std::collections::BTreeMap::new();
+        for c in &self.columns {
+            let n = seen.entry(c.name.as_str()).or_insert(0);
+            *n += 1;
+            names.push(if *n == 1 { c.name.clone() } else { format!("{}_{}", c.name, n) });
+        }
+        self.rows
+            .iter()
+            .map(|row| Value::Object(names.iter().cloned().zip(row.iter().cloned()).collect()))
+            .collect()
+    }
+}
+
 fn round_ms(ms: f64) -> f64 {
     (ms * 1000.0).round() / 1000.0
 }

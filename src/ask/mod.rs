@@ -1,11 +1,20 @@
-//! The ask pipeline's reasoning: question → context → probes → candidate SQL → verdicts → repair.
+//! The ask pipeline: question → context → probes → candidate SQL → verdicts → repair → chosen.
 //!
-//! The extension drives it (SPI and LLM calls); everything decided here is plain data in, plain
-//! data out.
+//! [`pipeline::ask`] runs it end to end over the two interfaces of [`crate::effects`]; the
+//! stages live in [`generate`] (probing, linking, single and N-version generation) and
+//! [`verify`] (checks, repair, refinement); [`probe`], [`prompts`] and [`repair`] hold the pure
+//! rules they follow.
 
+mod generate;
+pub mod pipeline;
 pub mod probe;
 pub mod prompts;
 pub mod repair;
+pub mod verify;
 
+pub use pipeline::{ask, Explanation, Question};
 pub use probe::{Grounding, ProbeStep};
 pub use repair::{Attempt, Judgement};
+
+#[cfg(test)]
+mod tests;

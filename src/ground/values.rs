@@ -3,7 +3,10 @@
 
 use serde::Serialize;
 
-use crate::catalog::{quote_ident, RelName};
+use crate::catalog::{quote_ident, Catalog, RelName};
+use crate::effects::{Database, Model, ValueSearch};
+use crate::error::Result;
+use crate::result::Outcome;
 
 /// What a sample of a column's non-NULL values looks like.
 #[derive(Debug, Clone, Copy, PartialEq, Default, Serialize)]
@@ -172,6 +175,51 @@ pub fn combine(matches: Vec<ValueMatch>, min_score: f64, per_column: usize) -> V
         *n <= per_column
     });
     merged
+}
+
+/// Limits of one value search.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct SearchLimits {
+    pub max_results: usize,
+    pub per_column: usize,
+    pub min_score: f64,
+}
+
+/// Values any of `terms` names, that the caller may see: each term is embedded and searched by
+/// embedding and by trigrams ([`Database::value_candidates`]), the matches merged
+/// ([`combine`]), and a match kept only if its column is in the caller's catalog (they may
+/// SELECT it) and the value is visible to them in the live table now (row-level security,
+/// deletions since the index was built), read through the executor. Best first.
+pub fn search<D: Database + ?Sized, M: Model + ?Sized>(
+    db: &mut D,
+    model: &mut M,
+    catalog: &Catalog,
+    terms: &[String],
+    limits: SearchLimits,
+) -> Result<Vec<ValueMatch>> {
+    let terms: Vec<String> = terms.iter().map(|t| t.trim().to_string()).filter(|t| !t.is_empty()).collect();
+    if terms.is_empty() {
+        return Ok(Vec::new());
+    }
+    let vectors = model.embed(&terms)?.vectors;
+    let searches: Vec<ValueSearch> =
+        terms.into_iter().zip(vectors).map(|(term, embedding)| ValueSearch { term, embedding }).collect();
+    let found = db.value_candidates(&searches)?;
+    let mut allowed = Vec::new();
+    for m in combine(found, limits.min_score, limits.per_column) {
+        if allowed.len() >= limits.max_results {
+            break;
+        }
+        if catalog.table(&m.table).and_then(|t| t.column(&m.column)).is_none() {
+            continue;
+        }
+        if let Ok(Outcome::Rows(r)) = db.run(&visible_sql(&m.table, &m.column, &m.value), 1) {
+            if !r.rows.is_empty() {
+                allowed.push(m);
+            }
+        }
+    }
+    Ok(allowed)
 }
 
 #[cfg(test)]

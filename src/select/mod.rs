@@ -6,9 +6,15 @@
 
 pub mod adjudicate;
 pub mod answer;
+pub mod candidates;
+pub mod choose;
 pub mod cluster;
 pub mod experts;
+pub mod pair;
 pub mod rewrite;
 pub mod separate;
 pub mod softf1;
 pub mod tournament;
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,354 @@
+//! The generating stages of the ask pipeline: probing (PV-SQL), two-round schema linking, a
+//! single generation, and N-version generation with its candidates stage (weighted majority,
+//! or a tournament on separating instances when the candidates split).
+
+use std::collections::BTreeSet;
+use std::time::Instant;
+
+use serde_json::{json, Value};
+
+use super::pipeline::{sample_values, Ask, FORMAT_ATTEMPTS};
+use super::probe::{observation, parse_step, step_schema, ProbeBudget};
+use super::prompts::{self, sql_schema, Generator};
+use super::repair::schema_hints;
+use crate::catalog::{Catalog, RelName};
+use crate::context;
+use crate::effects::{Database, Model};
+use crate::error::{Error, Kind, Result};
+use crate::ground::link::{self, Linked};
+use crate::llm::json::extract_json;
+use crate::llm::{ChatRequest, Message};
+use crate::options::{SelectOptions, Settings, Settle};
+use crate::result::Outcome;
+use crate::select::answer::Answer;
+use crate::select::candidates::{run_candidate, Ran};
+use crate::select::choose::{duel_reason, play, Question};
+use crate::select::cluster::cluster;
+use crate::select::{experts, rewrite, tournament};
+use crate::sql::{check_query, limit::impose_limit};
+use crate::trace::{Stage, Status};
+
+/// The temperature of N-version samples after the first of each generator.
+const SAMPLE_TEMPERATURE: f32 = 0.7;
+
+/// Verified examples shown to the few-shot generator.
+const FEW_SHOT_EXAMPLES: usize = 3;
+
+fn no_usable_sql(message: String) -> Error {
+    Error::new(Kind::Model, message).with_hint("Try a larger model (options {\"llm_model\": ...}) or rephrase the question.")
+}
+
+impl<D: Database + ?Sized, M: Model + ?Sized> Ask<'_, '_, D, M> {
+    /// The probe loop: the model asks bounded read-only queries until it has what it needs, the
+    /// budget is spent, or its questions stop teaching it anything.
+    pub(super) fn probe_loop(&mut self) -> Result<()> {
+        if !self.opts.probe || self.opts.max_probes == 0 {
+            return self.trace.step(Stage::Probe, Status::Skipped, "probing is off", None, Value::Null);
+        }
+        let rows = self.opts.probe_rows;
+        let mut budget = ProbeBudget::new(self.opts.max_probes);
+        let reason = loop {
+            if let Some(reason) = budget.exhausted() {
+                break reason;
+            }
+            let messages = prompts::probe(&self.schema.text, self.question.text, self.question.evidence, &self.grounding, rows);
+            let reply = self.chat(messages, "probe_step", step_schema(), 300)?;
+            let step = match extract_json(&reply.content).and_then(|v| parse_step(&v)) {
+                Ok(s) => s,
+                Err(e) => {
+                    return self.trace.step(Stage::Probe, Status::Error, format!("unusable probe step, probing stops: {e}"), None, json!({"answer": reply.content}));
+                }
+            };
+            let learned = self.grounding.merge(&step);
+            let Some(raw) = step.probe_sql.clone() else {
+                let detail = format!("the model has what it needs after {} probes", budget.used());
+                return self.trace.step(Stage::Probe, Status::Done, detail, None, json!({"grounding": self.grounding}));
+            };
+            let (sql, obs) = match check_query(&raw) {
+                Err(refusal) => (raw.clone(), format!("REFUSED: {refusal}")),
+                Ok(mut checked) => {
+                    impose_limit(&mut checked.query, rows as u64);
+                    let sql = checked.to_sql();
+                    if self.grounding.already_ran(&sql) {
+                        budget.spend(learned);
+                        self.trace.step(Stage::Probe, Status::Repeat, "the model repeated a probe; it is not run again", Some(sql),
+                                        json!({"value_mappings": step.value_mappings}))?;
+                        continue;
+                    }
+                    let outcome = self.db.run(&sql, rows);
+                    let obs = match outcome {
+                        Err(refusal) => format!("REFUSED: {refusal}"),
+                        Ok(outcome) => {
+                            let mut obs = observation(&outcome, rows);
+                            if let Outcome::Failed(f) = &outcome {
+                                let hints = schema_hints(&sql, &self.catalog, &f.message);
+                                if !hints.is_empty() {
+                                    obs.push_str(&format!(" ({})", hints.join("; ")));
+                                }
+                            }
+                            obs
+                        }
+                    };
+                    (sql, obs)
+                }
+            };
+            let informative = self.grounding.record(sql.clone(), obs.clone()) || learned;
+            budget.spend(informative);
+            let status = if obs.starts_with("columns") { Status::Ok } else { Status::Error };
+            self.trace.step(Stage::Probe, status, obs.clone(), Some(sql), json!({"observation": obs, "value_mappings": step.value_mappings,
+                            "relevant_columns": step.relevant_columns, "informative": informative}))?;
+        };
+        self.trace.step(Stage::Probe, Status::Done, format!("probing stopped: {}", json!(reason).as_str().unwrap_or("")), None,
+                        json!({"reason": reason, "grounding": self.grounding}))
+    }
+
+    /// Two-round generation, first round: schema linking on the full schema context, then the
+    /// linked schema becomes the context of the final generation. The links are the union of
+    /// *direct* linking (the model names tables and columns), *reversed* linking (what a draft
+    /// query references), *value* linking (columns whose indexed values the question names) and
+    /// the tables probing found relevant, closed over the foreign keys. The draft and the direct
+    /// linking requests go out together.
+    pub(super) fn link_round(&mut self) -> Result<()> {
+        let (q, e) = (self.question.text, self.question.evidence);
+        let draft_messages = prompts::generate(&self.schema.text, q, e, &self.grounding, &self.constraints);
+        let link_messages = prompts::link(&self.schema.text, q, e, &self.grounding);
+        let requests = vec![
+            self.request(draft_messages.clone(), "sql_answer", sql_schema(), 700),
+            self.request(link_messages, "schema_links", prompts::link_schema(), 700),
+        ];
+        let mut replies = self.model.chat_all(requests).into_iter();
+        let (draft_reply, link_reply) = match (replies.next(), replies.next()) {
+            (Some(d), Some(l)) => (d, l),
+            _ => return Err(Error::internal("the model adapter returned fewer replies than requests")),
+        };
+        // reversed linking: the draft (an unusable first answer gets the usual format retries)
+        let draft_reply = draft_reply?;
+        self.trace.count(&draft_reply);
+        let draft = self.sql_answer(draft_messages, Stage::Draft, "", sql_schema(), Some(draft_reply.content))?.ok();
+        let reversed = draft.as_deref().and_then(|d| check_query(d).ok()).map(|c| link::referenced(&c.query, &self.catalog)).unwrap_or_default();
+        // direct linking
+        let (direct, unknown) = match link_reply {
+            Ok(reply) => {
+                self.trace.count(&reply);
+                match prompts::parse_link_answer(&reply.content) {
+                    Ok((tables, columns)) => link::named(&tables, &columns, &self.catalog),
+                    Err(e) => {
+                        self.trace.step(Stage::Link, Status::Error, format!("direct linking gave no usable answer: {e}"), None, json!({"answer": reply.content}))?;
+                        (Linked::default(), vec![])
+                    }
+                }
+            }
+            Err(e) => {
+                self.trace.step(Stage::Link, Status::Error, format!("direct linking failed: {e}"), None, Value::Null)?;
+                (Linked::default(), vec![])
+            }
+        };
+        // value linking and probing
+        let mut valued = Linked::default();
+        for (t, c) in &self.value_columns {
+            valued.add_column(t.clone(), c.clone());
+        }
+        for t in self.grounding.relevant_columns.keys() {
+            if let Some(table) = self.catalog.tables.iter().find(|x| x.name.name == *t || x.name.to_string() == *t) {
+                valued.tables.insert(table.name.clone());
+            }
+        }
+        let linked = reversed.clone().union(&direct).union(&valued);
+        if linked.tables.is_empty() {
+            return self.trace.step(Stage::Link, Status::Skipped, "no source links a table; the full schema is kept", draft, Value::Null);
+        }
+        let closed = link::close_over_foreign_keys(&linked, &self.catalog);
+        let pruned = self.catalog.restricted_to(&closed.tables);
+        let tables: Vec<RelName> = pruned.tables.iter().map(|t| t.name.clone()).collect();
+        let samples = sample_values(self.db, &pruned, &tables, 40);
+        self.schema = context::build(&pruned, &samples, q, self.opts.schema_token_budget);
+        let names = |v: &BTreeSet<RelName>| v.iter().map(|n| n.to_string()).collect::<Vec<_>>();
+        let n = closed.tables.len();
+        let detail = format!(
+            "{n} table{} linked{}; the final generation sees only these",
+            if n == 1 { "" } else { "s" },
+            if closed.bridges.is_empty() { String::new() } else { format!(" (bridges added: {})", names(&closed.bridges).join(", ")) }
+        );
+        self.trace.step(
+            Stage::Link,
+            Status::Ok,
+            detail,
+            draft,
+            json!({"tables": names(&closed.tables), "bridges": names(&closed.bridges),
+                   "columns": closed.columns.iter().map(|(t, c)| format!("{t}.{c}")).collect::<Vec<_>>(),
+                   "sources": {"reversed": names(&reversed.tables), "direct": names(&direct.tables),
+                               "value": names(&valued.tables), "direct_unknown": unknown},
+                   "tokens": self.schema.tokens}),
+        )
+    }
+
+    /// One generation by the direct generator.
+    pub(super) fn single(&mut self) -> Result<String> {
+        let messages = prompts::generate(&self.schema.text, self.question.text, self.question.evidence, &self.grounding, &self.constraints);
+        let sql = self
+            .ask_sql(messages, Stage::Generate)?
+            .map_err(|e| no_usable_sql(format!("the model did not return a usable SQL query after {FORMAT_ATTEMPTS} attempts: {e}")))?;
+        self.trace.step(Stage::Generate, Status::Ok, "candidate SQL", Some(sql.clone()), Value::Null)?;
+        Ok(sql)
+    }
+
+    /// Up to `k` verified examples for the few-shot generator: nearest by the embedding of the
+    /// question with its schema words masked, keeping only examples whose SQL reads only tables
+    /// the caller can see.
+    fn few_shot_examples(&mut self, k: usize) -> Result<Vec<(String, String)>> {
+        let masked = context::mask_schema_words(self.question.text, &self.catalog);
+        let vector = self.model.embed(&[masked])?.vectors.pop().unwrap_or_default();
+        let found = self.db.nearest_examples(&vector, 20)?;
+        Ok(found.into_iter().filter(|(_, sql)| reads_only_visible_tables(sql, &self.catalog)).take(k).collect())
+    }
+
+    /// N-version generation: each generator (and each further sample of it) writes a candidate;
+    /// the requests go out together. The candidates run, are clustered by result and weighed by
+    /// their experts' weights (`generator:model`); the heaviest cluster's first candidate goes on
+    /// to verification, or, with `select: tournament` and no clear majority, the winner of the
+    /// duels on separating instances.
+    pub(super) fn n_version(&mut self) -> Result<String> {
+        // 1. the prompts
+        let mut jobs: Vec<(Generator, usize, Vec<Message>, usize)> = Vec::new();
+        for g in self.opts.generators.clone() {
+            let examples = if g == Generator::FewShot {
+                match self.few_shot_examples(FEW_SHOT_EXAMPLES) {
+                    Ok(e) if !e.is_empty() => e,
+                    Ok(_) => {
+                        self.trace.step(Stage::Generate, Status::Skipped, "few_shot: no verified example on tables you can read", None, Value::Null)?;
+                        continue;
+                    }
+                    Err(e) => {
+                        self.trace.step(Stage::Generate, Status::Error, format!("few_shot: the examples could not be searched: {e}"), None, Value::Null)?;
+                        continue;
+                    }
+                }
+            } else {
+                Vec::new()
+            };
+            let (q, ev) = (self.question.text, self.question.evidence);
+            let messages = prompts::generate_with(g, &self.schema.text, q, ev, &self.grounding, &self.constraints, &examples);
+            for k in 0..self.opts.samples {
+                jobs.push((g, k, messages.clone(), examples.len()));
+            }
+        }
+        // 2. all first answers at once; a sample after the first is drawn warmer, with its own seed
+        let requests: Vec<ChatRequest> = jobs
+            .iter()
+            .map(|(g, k, messages, _)| {
+                let mut request = self.request(messages.clone(), "sql_answer", g.schema(), 700);
+                if *k > 0 {
+                    request.temperature = request.temperature.max(SAMPLE_TEMPERATURE);
+                    request.seed = Some(self.opts.seed.unwrap_or(0) + *k as u64);
+                }
+                request
+            })
+            .collect();
+        let started = Instant::now();
+        let replies = self.model.chat_all(requests);
+        let fanout_ms = started.elapsed().as_secs_f64() * 1000.0;
+        let mut candidates: Vec<(Generator, String)> = Vec::new();
+        let mut first_error = None;
+        for ((g, k, messages, examples), reply) in jobs.into_iter().zip(replies) {
+            let label = if self.opts.samples > 1 { format!("{} (sample {})", g.name(), k + 1) } else { g.name().to_string() };
+            let reply = match reply {
+                Ok(r) => r,
+                Err(e) => {
+                    self.trace.step(Stage::Generate, Status::Error, format!("{label}: the model call failed: {e}"), None, json!({"generator": g.name()}))?;
+                    first_error.get_or_insert(e);
+                    continue;
+                }
+            };
+            self.trace.count(&reply);
+            // an unusable first answer gets the sequential format retries of a single generation
+            match self.sql_answer(messages, Stage::Generate, &label, g.schema(), Some(reply.content.clone()))? {
+                Ok(sql) => {
+                    self.trace.step(Stage::Generate, Status::Ok, format!("{label}: candidate SQL"), Some(sql.clone()),
+                                    json!({"generator": g.name(), "sample": k + 1, "examples": examples,
+                                           "llm_ms": reply.elapsed.as_secs_f64() * 1000.0}))?;
+                    candidates.push((g, sql));
+                }
+                Err(e) => self.trace.step(Stage::Generate, Status::Error, format!("{label}: no usable SQL: {e}"), None, json!({"generator": g.name()}))?,
+            }
+        }
+        if candidates.is_empty() {
+            return Err(match first_error {
+                Some(e) => e.into(),
+                None => no_usable_sql("no generator returned a usable SQL query".into()),
+            });
+        }
+        self.candidates_stage(candidates, fanout_ms)
+    }
+
+    /// The `candidates` stage: run, cluster, weigh; a tournament when asked for and contested.
+    fn candidates_stage(&mut self, candidates: Vec<(Generator, String)>, fanout_ms: f64) -> Result<String> {
+        let model = self.model.name();
+        let experts: Vec<String> = candidates.iter().map(|(g, _)| format!("{}:{model}", g.name())).collect();
+        let mut sel = SelectOptions::defaults(&Settings { llm_model: self.opts.llm_model.clone(), ..Settings::default() });
+        sel.experts = Some(experts.clone());
+        let ran: Vec<Ran> = candidates.iter().map(|(_, sql)| run_candidate(self.db, sql, sel.compare, sel.max_rows)).collect();
+        let answers: Vec<Option<Answer>> = ran.iter().map(|r| r.answer.clone()).collect();
+        let mut clusters = cluster(&answers);
+        let expert_of: Vec<Option<String>> = experts.iter().cloned().map(Some).collect();
+        experts::rank(&mut clusters, &expert_of, &self.db.expert_weights()?);
+        // the heaviest cluster that ran; if none ran, the first candidate (verification will say why)
+        let mut chosen = clusters.first().map_or(0, |c| c.representative());
+        let mut how = "weighted majority".to_string();
+        let mut tournament = Value::Null;
+        let contested = clusters.len() > 1 && clusters[0].confidence < sel.select_gate;
+        if self.opts.select == Settle::Tournament && contested {
+            // no clear majority: duels on separating instances, judged by the model, recorded in this run
+            let question = Question { text: self.question.text, evidence: self.question.evidence };
+            let catalog = self.catalog.clone();
+            let played = play(self.db, self.model, &mut self.trace, question, &ran, &clusters, &catalog, &sel)?;
+            let duels: Vec<tournament::Duel> = played.iter().map(|p| p.duel).collect();
+            let (scores, best) = tournament::choose(&clusters, &duels);
+            if let Some(ci) = best {
+                chosen = clusters[ci].representative();
+                how = format!(
+                    "tournament: {}",
+                    duel_reason(ci, &clusters, &played).unwrap_or_else(|| "no duel was decisive; the heaviest cluster".to_string())
+                );
+            }
+            tournament = json!({"duels": played.len(), "scores": scores});
+        }
+        let detail = match clusters.first() {
+            Some(c) => format!(
+                "{} candidates, {} result cluster{}; chose {}'s by {how} (weight share of the heaviest {:.2})",
+                candidates.len(),
+                clusters.len(),
+                if clusters.len() == 1 { "" } else { "s" },
+                candidates[chosen].0.name(),
+                c.confidence
+            ),
+            None => format!("{} candidates, none ran; verifying {}'s", candidates.len(), candidates[0].0.name()),
+        };
+        let records: Vec<Value> = candidates
+            .iter()
+            .zip(&ran)
+            .enumerate()
+            .map(|(i, ((_, sql), r))| {
+                let mut v = r.record(i + 1, Some(sql), Some(&experts[i]));
+                v["cluster"] = json!(clusters.iter().position(|cl| cl.members.contains(&i)).map(|p| p + 1));
+                v
+            })
+            .collect();
+        self.trace.step(
+            Stage::Candidates,
+            Status::Ok,
+            detail,
+            Some(candidates[chosen].1.clone()),
+            json!({"fanout_ms": fanout_ms, "concurrency": self.model.concurrency(), "tournament": tournament, "candidates": records}),
+        )?;
+        Ok(candidates[chosen].1.clone())
+    }
+}
+
+/// Whether every table `sql` reads is one the caller can see.
+fn reads_only_visible_tables(sql: &str, catalog: &Catalog) -> bool {
+    check_query(sql).is_ok_and(|c| {
+        let rels = rewrite::base_relations(&c.query);
+        let linked = link::referenced(&c.query, catalog);
+        !rels.is_empty() && linked.tables.len() == rels.len()
+    })
+}

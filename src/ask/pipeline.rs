@@ -1,0 +1,329 @@
+//! The ask pipeline, end to end: question → schema context → values → constraints → probes →
+//! (link) → candidate SQL → verdicts → repair → refinement → chosen SQL, every step recorded.
+//!
+//! It decides everything over the two interfaces of [`crate::effects`]: the database (the safe
+//! executor, the catalog, the value index, the experts, the examples, the instance workspace) and
+//! the model (chat, chat fan-out, embeddings). An error of either effect that leaves nothing to
+//! go on ends the run with that error; one that a stage can do without is recorded as the
+//! stage's error step and the run goes on.
+
+use serde_json::{json, Value};
+
+use super::probe::Grounding;
+use super::prompts::{self, parse_sql_answer, sql_schema};
+use super::repair::Attempt;
+use crate::catalog::{quote_ident, Catalog, RelName};
+use crate::constraints::{self, Constraint};
+use crate::context::{self, Samples, SchemaContext};
+use crate::effects::{Database, Model};
+use crate::error::{Error, Kind, Result};
+use crate::ground::values::{self, SearchLimits};
+use crate::llm::{ChatReply, ChatRequest, Message, Usage};
+use crate::options::AskOptions;
+use crate::result::Outcome;
+use crate::trace::{Recorder, Stage, Status, Step, Trace};
+
+/// How many times the model may answer with something that is not SQL before the call fails.
+pub const FORMAT_ATTEMPTS: usize = 3;
+
+/// Text columns sampled for the schema context, at most.
+const SAMPLED_COLUMNS: usize = 40;
+
+/// What is asked.
+#[derive(Debug, Clone, Copy)]
+pub struct Question<'a> {
+    pub text: &'a str,
+    /// Background knowledge that comes with the question (BIRD's evidence).
+    pub evidence: Option<&'a str>,
+}
+
+/// The outcome of a run: the chosen SQL and every step that led to it.
+#[derive(Debug, Clone)]
+pub struct Explanation {
+    pub steps: Vec<Step>,
+    pub chosen_sql: String,
+    /// Every check passed (and verification was on).
+    pub verified: bool,
+    /// What the last check still found, when not verified.
+    pub open_problems: Vec<String>,
+    pub usage: Usage,
+    pub llm_calls: u32,
+}
+
+impl Explanation {
+    /// The run's status in the audit log: `ok` or `unverified`.
+    pub fn status(&self) -> Status {
+        if self.verified {
+            Status::Ok
+        } else {
+            Status::Unverified
+        }
+    }
+}
+
+/// One run in progress.
+pub(super) struct Ask<'a, 'r, D: Database + ?Sized, M: Model + ?Sized> {
+    pub db: &'a mut D,
+    pub model: &'a mut M,
+    pub trace: Trace<'r>,
+    pub catalog: Catalog,
+    pub question: Question<'a>,
+    pub opts: &'a AskOptions,
+    pub schema: SchemaContext,
+    pub constraints: Vec<Constraint>,
+    pub grounding: Grounding,
+    /// Columns whose indexed values the question names (value linking).
+    pub value_columns: Vec<(RelName, String)>,
+}
+
+/// Answer `question`: the whole pipeline, every step recorded through `recorder`.
+pub fn ask<D: Database + ?Sized, M: Model + ?Sized>(
+    db: &mut D,
+    model: &mut M,
+    recorder: &mut dyn Recorder,
+    question: Question,
+    opts: &AskOptions,
+) -> Result<Explanation> {
+    if question.text.trim().is_empty() {
+        return Err(Error::invalid("the question is empty").with_hint("Ask a question about the data in words."));
+    }
+    let catalog = db.catalog()?;
+    if catalog.tables.is_empty() {
+        return Err(Error::new(Kind::Privilege, "you cannot SELECT from any table, so there is nothing to ask about")
+            .with_hint("Ask the owner of the data for SELECT privileges, or check search_path and schema USAGE."));
+    }
+    let mut trace = Trace::new(recorder);
+    let schema = schema_context(db, &catalog, question.text, opts.schema_token_budget, &mut trace)?;
+    let mut ask = Ask {
+        db,
+        model,
+        trace,
+        catalog,
+        question,
+        opts,
+        schema,
+        constraints: constraints::extract(question.text, question.evidence),
+        grounding: Grounding::default(),
+        value_columns: Vec::new(),
+    };
+    if opts.values {
+        ask.ground_values()?;
+    }
+    ask.run()
+}
+
+/// A few distinct values of the text columns of `tables`, read through the executor as the caller.
+pub(super) fn sample_values<D: Database + ?Sized>(db: &mut D, catalog: &Catalog, tables: &[RelName], cap: usize) -> Samples {
+    let mut samples = Samples::new();
+    let text_columns = catalog
+        .tables
+        .iter()
+        .filter(|t| tables.contains(&t.name))
+        .flat_map(|t| t.columns.iter().map(move |c| (t, c)))
+        .filter(|(_, c)| c.type_name == "text" || c.type_name.starts_with("character"))
+        .take(cap);
+    for (t, c) in text_columns {
+        let sql = format!("SELECT DISTINCT {col} FROM {rel} WHERE {col} IS NOT NULL LIMIT 3", col = quote_ident(&c.name), rel = t.name);
+        if let Ok(Outcome::Rows(r)) = db.run(&sql, 3) {
+            let vals: Vec<String> = r.rows.iter().filter_map(|row| row.first()?.as_str().map(str::to_string)).collect();
+            samples.insert((t.name.clone(), c.name.clone()), vals);
+        }
+    }
+    samples
+}
+
+fn names(v: &[RelName]) -> Vec<String> {
+    v.iter().map(ToString::to_string).collect()
+}
+
+/// The `schema` stage: the tables most relevant to the question within the token budget, with
+/// sample values of their text columns.
+fn schema_context<D: Database + ?Sized>(db: &mut D, catalog: &Catalog, question: &str, budget: usize, trace: &mut Trace) -> Result<SchemaContext> {
+    let first = context::build(catalog, &Samples::new(), question, budget);
+    let samples = sample_values(db, catalog, &first.tables, SAMPLED_COLUMNS);
+    let schema = context::build(catalog, &samples, question, budget);
+    trace.step(
+        Stage::Schema,
+        Status::Ok,
+        format!(
+            "{} tables (~{} tokens){}",
+            schema.tables.len(),
+            schema.tokens,
+            if schema.cut.is_empty() { String::new() } else { format!("; cut for the budget: {}", names(&schema.cut).join(", ")) }
+        ),
+        None,
+        json!({"tables": names(&schema.tables), "cut": names(&schema.cut), "tokens": schema.tokens, "text": schema.text}),
+    )?;
+    Ok(schema)
+}
+
+impl<D: Database + ?Sized, M: Model + ?Sized> Ask<'_, '_, D, M> {
+    /// A chat request at the call's temperature and seed, its answer held to `schema`.
+    pub(super) fn request(&self, messages: Vec<Message>, schema_name: &str, schema: Value, max_tokens: u32) -> ChatRequest {
+        ChatRequest {
+            messages,
+            temperature: self.opts.temperature,
+            max_tokens: Some(max_tokens),
+            json_schema: Some((schema_name.into(), schema)),
+            seed: self.opts.seed,
+            ..Default::default()
+        }
+    }
+
+    /// One model call; its failure ends the run.
+    pub(super) fn chat(&mut self, messages: Vec<Message>, schema_name: &str, schema: Value, max_tokens: u32) -> Result<ChatReply> {
+        let request = self.request(messages, schema_name, schema, max_tokens);
+        let reply = self.model.chat(request)?;
+        self.trace.count(&reply);
+        Ok(reply)
+    }
+
+    /// Ask for SQL until the answer is a usable query, at most [`FORMAT_ATTEMPTS`] times. `Ok(Err)`
+    /// is a model that never gave usable SQL; `Err` a failed model call.
+    pub(super) fn ask_sql(&mut self, messages: Vec<Message>, stage: Stage) -> Result<std::result::Result<String, String>> {
+        self.sql_answer(messages, stage, "", sql_schema(), None)
+    }
+
+    /// The SQL of a usable answer, asking again (at most [`FORMAT_ATTEMPTS`] answers in all) with
+    /// what was wrong; `first` is an answer already received from a fan-out, which counts as the
+    /// first. Retry steps are labelled with `label` (a generator's name, or nothing).
+    pub(super) fn sql_answer(
+        &mut self,
+        mut messages: Vec<Message>,
+        stage: Stage,
+        label: &str,
+        schema: Value,
+        mut first: Option<String>,
+    ) -> Result<std::result::Result<String, String>> {
+        let mut last = String::new();
+        for attempt in 1..=FORMAT_ATTEMPTS {
+            let content = match first.take() {
+                Some(content) => content,
+                None => self.chat(messages.clone(), "sql_answer", schema.clone(), 700)?.content,
+            };
+            match parse_sql_answer(&content) {
+                Ok(sql) => return Ok(Ok(sql)),
+                Err(e) => {
+                    let prefix = if label.is_empty() { String::new() } else { format!("{label}: ") };
+                    self.trace.step(stage, Status::Retry, format!("{prefix}answer {attempt} was not usable: {e}"), None, json!({"answer": content}))?;
+                    messages.push(Message::assistant(content));
+                    messages.push(Message::user(format!(
+                        "That answer was not usable: {e}. Reply with JSON {{\"sql\": \"SELECT ...\"}} holding one PostgreSQL query."
+                    )));
+                    last = e;
+                }
+            }
+        }
+        Ok(Err(last))
+    }
+
+    /// The `values` stage: values of the schema's tables that the question names, from the value
+    /// index, become value mappings of the grounding. With `value_keywords`, the model first names
+    /// the question's values (one call) and each is searched as well as the whole question.
+    fn ground_values(&mut self) -> Result<()> {
+        let tables = self.schema.tables.clone();
+        match self.db.indexed_any(&tables) {
+            Ok(true) => {}
+            Ok(false) => {
+                return self.trace.step(
+                    Stage::Values,
+                    Status::Skipped,
+                    "no column of these tables is in the value index (nl2sql_index_values builds it)",
+                    None,
+                    Value::Null,
+                )
+            }
+            Err(e) => return self.trace.step(Stage::Values, Status::Error, format!("the value index could not be read: {e}"), None, Value::Null),
+        }
+        let mut terms = Vec::new();
+        if self.opts.value_keywords {
+            match self.keywords() {
+                Ok(k) => terms = k,
+                Err(e) => self.trace.step(Stage::Values, Status::Error, format!("no keywords from the model ({e}); the question is searched as a whole"), None, Value::Null)?,
+            }
+        }
+        let keywords = terms.clone();
+        terms.push(self.question.text.to_string());
+        let limits = SearchLimits { max_results: 8, per_column: 2, min_score: 0.5 };
+        match values::search(self.db, self.model, &self.catalog, &terms, limits) {
+            Ok(hits) => {
+                let hits: Vec<_> = hits.into_iter().filter(|h| tables.contains(&h.table)).collect();
+                for h in &hits {
+                    self.grounding.value_mappings.insert(
+                        h.value.clone(),
+                        format!("{}.{} = {}", h.table, quote_ident(&h.column), values::literal(&h.value)),
+                    );
+                }
+                let shown: Vec<String> = hits.iter().map(|h| format!("{}.{} = '{}'", h.table.name, h.column, h.value)).collect();
+                self.trace.step(
+                    Stage::Values,
+                    Status::Ok,
+                    if shown.is_empty() { "no indexed value matches the question".into() } else { format!("matched {}", shown.join(", ")) },
+                    None,
+                    json!({"keywords": keywords, "matches": hits.iter().map(|h| json!({"table": h.table.to_string(), "column": h.column,
+                        "value": h.value, "score": h.score(), "matched_by": h.matched_by()})).collect::<Vec<_>>()}),
+                )?;
+                self.value_columns = hits.into_iter().map(|h| (h.table, h.column)).collect();
+                Ok(())
+            }
+            Err(e) => self.trace.step(Stage::Values, Status::Error, format!("the value index could not be searched: {e}"), None, Value::Null),
+        }
+    }
+
+    /// The question's keywords, from the model (one call): what it names that a cell could hold.
+    fn keywords(&mut self) -> Result<Vec<String>> {
+        let reply = self.model.chat(ChatRequest {
+            messages: prompts::keywords(self.question.text, self.question.evidence),
+            temperature: 0.0,
+            max_tokens: Some(200),
+            json_schema: Some(("keywords".into(), prompts::keywords_schema())),
+            ..Default::default()
+        })?;
+        self.trace.count(&reply);
+        prompts::parse_keywords(&reply.content).map_err(|e| Error::new(Kind::Model, e))
+    }
+
+    fn run(mut self) -> Result<Explanation> {
+        let constraints_json = serde_json::to_value(&self.constraints).unwrap_or(Value::Null);
+        let detail = if self.constraints.is_empty() {
+            "no constraints found in the question".into()
+        } else {
+            self.constraints.iter().map(|c| format!("{} (\"{}\")", c.name(), c.phrase)).collect::<Vec<_>>().join(", ")
+        };
+        self.trace.step(Stage::Constraints, Status::Ok, detail, None, constraints_json)?;
+        self.probe_loop()?;
+        if self.opts.two_round {
+            self.link_round()?;
+        }
+        let sql = if self.opts.single_generation() { self.single()? } else { self.n_version()? };
+        if !self.opts.verify {
+            self.trace.step(Stage::Verify, Status::Skipped, "verification is off", Some(sql.clone()), Value::Null)?;
+            return self.finish(Attempt { sql, violated: vec![], problems: vec![], fails: false }, false);
+        }
+        let chosen = self.verify_and_repair(sql)?;
+        self.finish(chosen, true)
+    }
+
+    fn finish(mut self, chosen: Attempt, verified: bool) -> Result<Explanation> {
+        let clean = verified && chosen.is_clean();
+        let detail = if clean {
+            "verified: every constraint holds, it plans and runs".to_string()
+        } else if !verified {
+            "not verified (verification is off)".to_string()
+        } else {
+            format!("open problems: {}", chosen.problems.join("; "))
+        };
+        let data = json!({"open_problems": chosen.problems, "prompt_tokens": self.trace.usage.prompt_tokens,
+                          "completion_tokens": self.trace.usage.completion_tokens, "llm_calls": self.trace.llm_calls});
+        let status = if clean { Status::Ok } else { Status::Unverified };
+        self.trace.step(Stage::Chosen, status, detail, Some(chosen.sql.clone()), data)?;
+        Ok(Explanation {
+            steps: self.trace.steps,
+            chosen_sql: chosen.sql,
+            verified: clean,
+            open_problems: chosen.problems,
+            usage: self.trace.usage,
+            llm_calls: self.trace.llm_calls,
+        })
+    }
+}

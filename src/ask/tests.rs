@@ -1,0 +1,457 @@
+//! The ask pipeline's control flow, driven by the scripted database and model of
+//! [`crate::testing`]: every stop of the probe loop, format retries, each kind of verification
+//! problem, each verdict of the repair loop, refinement kept and replaced, N-version votes and the
+//! tournament, two-round linking, and an error from each effect.
+
+use std::collections::BTreeMap;
+
+use serde_json::{json, Value};
+
+use super::{ask, Explanation, Question};
+use crate::error::Result;
+use crate::ground::values::ValueMatch;
+use crate::options::{AskOptions, Settings};
+use crate::select::answer::{Answer, RowSemantics};
+use crate::select::separate::{Found, Report, RowId};
+use crate::testing::{failed, rel, rows, sql_reply, text_reply, unreachable, ScriptedDb, ScriptedModel};
+use crate::trace::{Numbering, Stage};
+
+fn run(db: &mut ScriptedDb, model: &mut ScriptedModel, question: &str, options: Value) -> Result<Explanation> {
+    let opts = AskOptions::parse(&options, &Settings::default()).expect("valid options");
+    ask(db, model, &mut Numbering::default(), Question { text: question, evidence: None }, &opts)
+}
+
+fn stages(e: &Explanation) -> Vec<(&'static str, &'static str)> {
+    e.steps.iter().map(|s| (s.stage.as_str(), s.status.as_str())).collect()
+}
+
+fn steps_of(e: &Explanation, stage: Stage) -> Vec<&'static str> {
+    e.steps.iter().filter(|s| s.stage == stage).map(|s| s.status.as_str()).collect()
+}
+
+const COUNT: &str = "SELECT count(*) FROM books";
+const TITLES: &str = "SELECT title FROM books";
+const DONE: &str = r#"{"action": "done"}"#;
+
+// --- probing ---------------------------------------------------------------------------------
+
+#[test]
+fn probing_stops_when_the_model_is_done() {
+    let (mut db, mut model) = (ScriptedDb::bookshop(), ScriptedModel::new(vec![text_reply(DONE), sql_reply(COUNT)]));
+    let e = run(&mut db, &mut model, "How many books are there?", json!({})).unwrap();
+    assert_eq!(
+        stages(&e),
+        [("schema", "ok"), ("values", "skipped"), ("constraints", "ok"), ("probe", "done"), ("generate", "ok"), ("verify", "ok"), ("chosen", "ok")]
+    );
+    assert!(e.verified);
+    assert_eq!(e.chosen_sql, COUNT);
+    assert_eq!((e.llm_calls, e.usage.prompt_tokens), (2, 20));
+    assert_eq!(e.steps.iter().map(|s| s.number).collect::<Vec<_>>(), (1..=7).collect::<Vec<_>>());
+}
+
+#[test]
+fn probing_stops_at_the_budget_and_probes_run_bounded() {
+    let probe = |sql: &str| text_reply(&json!({"action": "probe", "probe_sql": sql}).to_string());
+    let mut db = ScriptedDb::bookshop()
+        .answer("DISTINCT city", rows(&["city"], json!([["Paris"], ["Lyon"]])))
+        .answer("DISTINCT country", rows(&["country"], json!([["Nigeria"]])));
+    let mut model = ScriptedModel::new(vec![
+        probe("SELECT DISTINCT city FROM customers"),
+        probe("SELECT DISTINCT country FROM authors LIMIT 500"),
+        sql_reply(COUNT),
+    ]);
+    let e = run(&mut db, &mut model, "How many books are there?", json!({"max_probes": 2})).unwrap();
+    assert_eq!(steps_of(&e, Stage::Probe), ["ok", "ok", "done"]);
+    assert_eq!(e.steps.iter().find(|s| s.stage == Stage::Probe && s.status.as_str() == "done").unwrap().data["reason"], json!("budget"));
+    // the row bound is imposed (or lowered) on the AST
+    assert!(db.ran.iter().any(|s| s == "SELECT DISTINCT city FROM customers LIMIT 5"), "{:?}", db.ran);
+    assert!(db.ran.iter().any(|s| s == "SELECT DISTINCT country FROM authors LIMIT 5"), "{:?}", db.ran);
+    // what the probes saw reaches the generation prompt
+    let generation = &model.requests.last().unwrap().messages.last().unwrap().content;
+    assert!(generation.contains("Nigeria"), "{generation}");
+}
+
+#[test]
+fn probing_stops_when_probes_teach_nothing_and_a_repeat_is_not_run_again() {
+    let probe = |sql: &str| text_reply(&json!({"action": "probe", "probe_sql": sql}).to_string());
+    let mut db = ScriptedDb::bookshop().answer("WHERE false", rows(&["title"], json!([])));
+    let mut model = ScriptedModel::new(vec![
+        probe("SELECT title FROM books WHERE false"),
+        probe("SELECT title FROM books WHERE false"),
+        probe("SELECT name FROM authors WHERE false"),
+        sql_reply(COUNT),
+    ]);
+    let e = run(&mut db, &mut model, "How many books are there?", json!({})).unwrap();
+    // an empty result teaches nothing; the repeat is not run; two stale probes in a row stop the loop
+    assert_eq!(steps_of(&e, Stage::Probe), ["ok", "repeat", "done"]);
+    let done = e.steps.iter().find(|s| s.stage == Stage::Probe && s.status.as_str() == "done").unwrap();
+    assert_eq!(done.data["reason"], json!("no_new_information"));
+    assert_eq!(db.ran.iter().filter(|s| s.contains("WHERE false")).count(), 1, "{:?}", db.ran);
+}
+
+#[test]
+fn an_unusable_probe_step_stops_probing_not_the_run() {
+    let (mut db, mut model) = (ScriptedDb::bookshop(), ScriptedModel::new(vec![text_reply(r#"{"action": "explode"}"#), sql_reply(COUNT)]));
+    let e = run(&mut db, &mut model, "How many books are there?", json!({})).unwrap();
+    assert_eq!(
+        stages(&e),
+        [("schema", "ok"), ("values", "skipped"), ("constraints", "ok"), ("probe", "error"), ("generate", "ok"), ("verify", "ok"), ("chosen", "ok")]
+    );
+}
+
+#[test]
+fn a_refused_probe_is_an_observation_not_a_run() {
+    let probe = text_reply(&json!({"action": "probe", "probe_sql": "DELETE FROM books"}).to_string());
+    let (mut db, mut model) = (ScriptedDb::bookshop(), ScriptedModel::new(vec![probe, text_reply(DONE), sql_reply(COUNT)]));
+    let e = run(&mut db, &mut model, "How many books are there?", json!({})).unwrap();
+    let first = e.steps.iter().find(|s| s.stage == Stage::Probe).unwrap();
+    assert!(first.detail.starts_with("REFUSED: only read-only queries"), "{}", first.detail);
+    assert!(!db.ran.iter().any(|s| s.contains("DELETE")));
+}
+
+#[test]
+fn a_failed_model_call_while_probing_ends_the_run_with_its_error() {
+    let (mut db, mut model) = (ScriptedDb::bookshop(), ScriptedModel::new(vec![unreachable()]));
+    let e = run(&mut db, &mut model, "How many books are there?", json!({})).unwrap_err();
+    assert_eq!(e.sqlstate, "08001");
+    assert!(e.message.contains("unreachable: connection refused"), "{}", e.message);
+    assert!(e.hint.is_some());
+}
+
+// --- generation --------------------------------------------------------------------------------
+
+#[test]
+fn an_unusable_answer_is_asked_again_with_what_was_wrong() {
+    let (mut db, mut model) = (ScriptedDb::bookshop(), ScriptedModel::new(vec![text_reply("I think you want the count"), sql_reply(COUNT)]));
+    let e = run(&mut db, &mut model, "How many books are there?", json!({"probe": false})).unwrap();
+    assert_eq!(steps_of(&e, Stage::Generate), ["retry", "ok"]);
+    let retry = &model.requests[1].messages;
+    assert_eq!(retry[retry.len() - 2].role, "assistant");
+    assert!(retry.last().unwrap().content.starts_with("That answer was not usable"));
+}
+
+#[test]
+fn three_unusable_answers_fail_clearly() {
+    let (mut db, mut model) = (ScriptedDb::bookshop(), ScriptedModel::new(vec![sql_reply("DELETE FROM books")]));
+    let e = run(&mut db, &mut model, "Remove the books", json!({"probe": false})).unwrap_err();
+    assert_eq!(e.sqlstate, "38000");
+    assert_eq!(
+        e.message,
+        "the model did not return a usable SQL query after 3 attempts: not a usable query: only read-only queries are accepted, got DELETE"
+    );
+    assert_eq!(model.requests.len(), 3);
+}
+
+#[test]
+fn with_verification_off_the_sql_is_returned_unverified() {
+    let (mut db, mut model) = (ScriptedDb::bookshop(), ScriptedModel::new(vec![sql_reply(TITLES)]));
+    let e = run(&mut db, &mut model, "How many books are there?", json!({"probe": false, "verify": false})).unwrap();
+    assert_eq!(stages(&e)[3..], [("probe", "skipped"), ("generate", "ok"), ("verify", "skipped"), ("chosen", "unverified")]);
+    assert!(!e.verified);
+    assert!(db.planned.is_empty());
+}
+
+// --- verification and repair -------------------------------------------------------------------
+
+#[test]
+fn a_violated_constraint_is_repaired_and_the_repair_kept() {
+    let (mut db, mut model) = (ScriptedDb::bookshop(), ScriptedModel::new(vec![sql_reply(TITLES), sql_reply(COUNT)]));
+    let e = run(&mut db, &mut model, "How many books are there?", json!({"probe": false})).unwrap();
+    assert_eq!(stages(&e)[4..], [("generate", "ok"), ("verify", "violations"), ("repair", "ok"), ("chosen", "ok")]);
+    assert_eq!(e.chosen_sql, COUNT);
+    // the repair prompt carries the problem as a directive
+    let repair = &model.requests[1].messages.last().unwrap().content;
+    assert!(repair.contains(TITLES), "{repair}");
+}
+
+#[test]
+fn an_unchanged_repair_stops_the_loop() {
+    let (mut db, mut model) = (ScriptedDb::bookshop(), ScriptedModel::new(vec![sql_reply(TITLES)]));
+    let e = run(&mut db, &mut model, "How many books are there?", json!({"probe": false})).unwrap();
+    assert_eq!(stages(&e)[5..], [("verify", "violations"), ("repair", "unchanged"), ("chosen", "unverified")]);
+    assert!(!e.open_problems.is_empty());
+    assert_eq!(model.requests.len(), 2);
+}
+
+#[test]
+fn a_regressed_repair_is_kept_only_if_better() {
+    // the first query does not plan; the repair runs but breaks "how many": running beats failing
+    let mut db = ScriptedDb::bookshop().plan_fails("nosuch", "column \"nosuch\" does not exist");
+    let mut model = ScriptedModel::new(vec![sql_reply("SELECT count(*) FROM books WHERE nosuch"), sql_reply(TITLES)]);
+    let e = run(&mut db, &mut model, "How many books are there?", json!({"probe": false})).unwrap();
+    assert_eq!(stages(&e)[5..], [("verify", "error"), ("repair", "regressed"), ("chosen", "unverified")]);
+    assert_eq!(e.chosen_sql, TITLES);
+    // the other way round: a repair that stops planning is not kept
+    let mut db = ScriptedDb::bookshop().plan_fails("nosuch", "column \"nosuch\" does not exist");
+    let mut model = ScriptedModel::new(vec![sql_reply(TITLES), sql_reply("SELECT count(*) FROM books WHERE nosuch")]);
+    let e = run(&mut db, &mut model, "How many books are there?", json!({"probe": false})).unwrap();
+    assert_eq!(stages(&e)[5..], [("verify", "violations"), ("repair", "regressed"), ("chosen", "unverified")]);
+    assert_eq!(e.chosen_sql, TITLES);
+}
+
+#[test]
+fn a_repair_that_improves_continues_until_the_budget_or_a_stop() {
+    let mut db = ScriptedDb::bookshop().plan_fails("nosuch", "column \"nosuch\" does not exist");
+    let mut model = ScriptedModel::new(vec![sql_reply("SELECT title FROM books WHERE nosuch"), sql_reply(TITLES)]);
+    let e = run(&mut db, &mut model, "How many books are there?", json!({"probe": false})).unwrap();
+    assert_eq!(stages(&e)[5..], [("verify", "error"), ("repair", "continue"), ("repair", "unchanged"), ("chosen", "unverified")]);
+    assert_eq!(e.chosen_sql, TITLES);
+    // the budget
+    let mut db = ScriptedDb::bookshop().plan_fails("nosuch", "column \"nosuch\" does not exist");
+    let mut model = ScriptedModel::new(vec![sql_reply("SELECT title FROM books WHERE nosuch"), sql_reply(TITLES)]);
+    let e = run(&mut db, &mut model, "How many books are there?", json!({"probe": false, "max_repairs": 1})).unwrap();
+    assert_eq!(steps_of(&e, Stage::Repair), ["continue"]);
+    // repair off
+    let mut model = ScriptedModel::new(vec![sql_reply(TITLES)]);
+    let e = run(&mut ScriptedDb::bookshop(), &mut model, "How many books are there?", json!({"probe": false, "repair": false})).unwrap();
+    assert!(steps_of(&e, Stage::Repair).is_empty());
+}
+
+#[test]
+fn a_repair_without_usable_sql_stops_the_loop() {
+    let (mut db, mut model) = (ScriptedDb::bookshop(), ScriptedModel::new(vec![sql_reply(TITLES), text_reply("no idea")]));
+    let e = run(&mut db, &mut model, "How many books are there?", json!({"probe": false})).unwrap();
+    assert_eq!(steps_of(&e, Stage::Repair), ["retry", "retry", "retry", "stopped"]);
+    assert_eq!(e.chosen_sql, TITLES);
+}
+
+#[test]
+fn a_run_failure_and_a_checker_finding_are_problems_to_repair() {
+    let mut db = ScriptedDb::bookshop().answer("ORDER BY nosuch", failed("column \"nosuch\" does not exist"));
+    let mut model = ScriptedModel::new(vec![sql_reply("SELECT title FROM books ORDER BY nosuch"), sql_reply(TITLES)]);
+    let e = run(&mut db, &mut model, "List the titles of the books.", json!({"probe": false})).unwrap();
+    let verify = e.steps.iter().find(|s| s.stage == Stage::Verify).unwrap();
+    assert_eq!(verify.status.as_str(), "error");
+    assert!(verify.detail.contains("running it failed: column \"nosuch\" does not exist"), "{}", verify.detail);
+    assert_eq!(e.chosen_sql, TITLES);
+    // the checker chain: OR in a join condition
+    let join = "SELECT a.name FROM authors AS a JOIN books AS b ON b.author_id = a.author_id OR b.price > 3";
+    let fixed = "SELECT a.name FROM authors AS a JOIN books AS b ON b.author_id = a.author_id";
+    let mut model = ScriptedModel::new(vec![sql_reply(join), sql_reply(fixed)]);
+    let e = run(&mut ScriptedDb::bookshop(), &mut model, "Which authors wrote books?", json!({"probe": false})).unwrap();
+    let verify = e.steps.iter().find(|s| s.stage == Stage::Verify).unwrap();
+    assert_eq!(verify.status.as_str(), "violations");
+    assert!(verify.data["problems"][0].as_str().unwrap().contains("OR"), "{}", verify.data);
+    assert_eq!(steps_of(&e, Stage::Repair), ["ok"]);
+    assert_eq!(e.chosen_sql, fixed);
+}
+
+// --- refinement ---------------------------------------------------------------------------------
+
+#[test]
+fn an_empty_result_is_refined_once_and_replaced_only_if_rows_come_back() {
+    let paris = "SELECT name FROM customers WHERE city = 'paris'";
+    let fixed = "SELECT name FROM customers WHERE city = 'Paris'";
+    let db = || ScriptedDb::bookshop().answer("= 'paris'", rows(&["name"], json!([]))).answer("'Atlantis'", rows(&["name"], json!([]))).answer("'atlantis'", rows(&["name"], json!([])));
+    let mut model = ScriptedModel::new(vec![sql_reply(paris), sql_reply(fixed)]);
+    let e = run(&mut db(), &mut model, "Which customers live in Paris?", json!({"probe": false})).unwrap();
+    assert_eq!(stages(&e)[5..], [("verify", "ok"), ("refine", "ok"), ("chosen", "ok")]);
+    assert!(e.steps[5].detail.ends_with("(note: the result is empty)"));
+    assert_eq!(e.chosen_sql, fixed);
+    // a refinement that is empty too leaves the first query in place, verified
+    let atlantis = "SELECT name FROM customers WHERE city = 'Atlantis'";
+    let mut model = ScriptedModel::new(vec![sql_reply(atlantis), sql_reply("SELECT name FROM customers WHERE city ILIKE 'atlantis'")]);
+    let e = run(&mut db(), &mut model, "Which customers live in Atlantis?", json!({"probe": false})).unwrap();
+    assert_eq!(stages(&e)[5..], [("verify", "ok"), ("refine", "kept"), ("chosen", "ok")]);
+    assert_eq!(e.chosen_sql, atlantis);
+    // an unusable refinement is a stop, and the stage switches off
+    let mut model = ScriptedModel::new(vec![sql_reply(atlantis), text_reply("?")]);
+    let e = run(&mut db(), &mut model, "Which customers live in Atlantis?", json!({"probe": false})).unwrap();
+    assert_eq!(steps_of(&e, Stage::Refine), ["retry", "retry", "retry", "stopped"]);
+    let mut model = ScriptedModel::new(vec![sql_reply(atlantis)]);
+    let e = run(&mut db(), &mut model, "Which customers live in Atlantis?", json!({"probe": false, "refine": false})).unwrap();
+    assert!(steps_of(&e, Stage::Refine).is_empty());
+}
+
+// --- the value index ------------------------------------------------------------------------------
+
+fn hit(table: &str, column: &str, value: &str) -> ValueMatch {
+    ValueMatch { table: rel(table), column: column.into(), value: value.into(), semantic: Some(0.9), lexical: None }
+}
+
+#[test]
+fn values_the_caller_may_see_ground_the_generation() {
+    let mut db = ScriptedDb::bookshop().answer("= 'Lyon'", rows(&["x"], json!([])));
+    db.indexed = true;
+    // a column missing from the caller's catalog, and a value no longer visible, are dropped
+    db.value_matches = vec![hit("customers", "city", "Paris"), hit("customers", "secret", "Paris"), hit("customers", "city", "Lyon")];
+    let mut model = ScriptedModel::new(vec![sql_reply("SELECT count(*) FROM customers WHERE city = 'Paris'")]);
+    let e = run(&mut db, &mut model, "How many customers live in paris?", json!({"probe": false})).unwrap();
+    let values = e.steps.iter().find(|s| s.stage == Stage::Values).unwrap();
+    assert_eq!((values.status.as_str(), values.detail.as_str()), ("ok", "matched customers.city = 'Paris'"));
+    let generation = &model.requests[0].messages.last().unwrap().content;
+    assert!(generation.contains("public.customers.city = 'Paris'"), "{generation}");
+}
+
+#[test]
+fn value_index_failures_are_steps_and_the_run_goes_on() {
+    for failing in ["indexed", "values"] {
+        let mut db = ScriptedDb::bookshop();
+        db.indexed = true;
+        db.failing = vec![failing];
+        let mut model = ScriptedModel::new(vec![sql_reply(COUNT)]);
+        let e = run(&mut db, &mut model, "How many books are there?", json!({"probe": false})).unwrap();
+        assert_eq!(steps_of(&e, Stage::Values), ["error"], "{failing}");
+        assert!(e.verified);
+    }
+    // the embedding model down: the search fails, the run goes on
+    let mut db = ScriptedDb::bookshop();
+    db.indexed = true;
+    let mut model = ScriptedModel::new(vec![sql_reply(COUNT)]);
+    model.embed_fails = true;
+    let e = run(&mut db, &mut model, "How many books are there?", json!({"probe": false})).unwrap();
+    assert_eq!(steps_of(&e, Stage::Values), ["error"]);
+    // keywords from the model: a failed call is a step, the question is still searched
+    let mut db = ScriptedDb::bookshop();
+    db.indexed = true;
+    db.value_matches = vec![hit("customers", "city", "Paris")];
+    let mut model = ScriptedModel::new(vec![unreachable(), sql_reply(COUNT)]);
+    let e = run(&mut db, &mut model, "How many books are there?", json!({"probe": false, "value_keywords": true})).unwrap();
+    assert_eq!(steps_of(&e, Stage::Values), ["error", "ok"]);
+}
+
+// --- N-version generation ---------------------------------------------------------------------
+
+const DEAREST: &str = "SELECT a.name FROM authors AS a JOIN books AS b ON b.author_id = a.author_id ORDER BY b.price DESC LIMIT 1";
+const CHEAPEST: &str = "SELECT a.name FROM authors AS a JOIN books AS b ON b.author_id = a.author_id ORDER BY b.price ASC LIMIT 1";
+
+fn split_db() -> ScriptedDb {
+    ScriptedDb::bookshop().answer("price DESC", rows(&["name"], json!([["Ann"]]))).answer("price ASC", rows(&["name"], json!([["Bob"]])))
+}
+
+#[test]
+fn n_version_candidates_go_out_together_and_the_heaviest_cluster_wins() {
+    let generators = json!(["direct", "skeleton", "decompose"]);
+    let mut db = split_db();
+    let mut model = ScriptedModel::new(vec![sql_reply(DEAREST), sql_reply(CHEAPEST), sql_reply(CHEAPEST)]);
+    let e = run(&mut db, &mut model, "Which author wrote the cheapest book?", json!({"probe": false, "verify": false, "generators": generators})).unwrap();
+    assert_eq!(model.fanouts, [3]);
+    assert_eq!(steps_of(&e, Stage::Generate), ["ok", "ok", "ok"]);
+    let cands = e.steps.iter().find(|s| s.stage == Stage::Candidates).unwrap();
+    assert_eq!(cands.data["candidates"].as_array().unwrap().len(), 3);
+    assert_eq!(cands.data["candidates"][0]["expert"], json!("direct:scripted"));
+    assert_eq!(cands.data["concurrency"], json!(2));
+    assert_eq!(e.chosen_sql, CHEAPEST);
+    // the experts' weights can outvote a majority
+    let mut db = split_db();
+    db.weights = BTreeMap::from([("skeleton:scripted".to_string(), 0.1), ("decompose:scripted".to_string(), 0.1)]);
+    let mut model = ScriptedModel::new(vec![sql_reply(DEAREST), sql_reply(CHEAPEST), sql_reply(CHEAPEST)]);
+    let e = run(&mut db, &mut model, "Which author wrote the cheapest book?", json!({"probe": false, "verify": false, "generators": generators})).unwrap();
+    assert_eq!(e.chosen_sql, DEAREST);
+    // samples: two per generator, the second warmer with its own seed
+    let mut model = ScriptedModel::new(vec![sql_reply(CHEAPEST)]);
+    run(&mut split_db(), &mut model, "Which author wrote the cheapest book?", json!({"probe": false, "verify": false, "samples": 2, "seed": 7})).unwrap();
+    assert_eq!(model.fanouts, [2]);
+    assert_eq!((model.requests[0].seed, model.requests[1].seed, model.requests[1].temperature), (Some(7), Some(8), 0.7));
+}
+
+#[test]
+fn a_split_is_settled_by_a_tournament_recorded_in_the_same_run() {
+    let answer = |v: &str| Answer::new(&[vec![json!(v)]], true, RowSemantics::Set);
+    let found = Found {
+        rows: [RowId { rel: 0, ctid: "(0,1)".into() }, RowId { rel: 1, ctid: "(0,2)".into() }].into(),
+        closure: Default::default(),
+        answers: [answer("Ann"), answer("Bob")],
+        strategy: "lineage",
+        unshrunk_rows: 4,
+    };
+    let mut db = split_db();
+    db.instances = vec![Ok(Report { found: Some(found), trials: 2, witnesses: [1, 1], notes: vec![] })].into();
+    let vote = text_reply(r#"{"reasoning": "the cheapest book is Bob's", "rows": [["Bob"]]}"#);
+    let mut model = ScriptedModel::new(vec![sql_reply(DEAREST), sql_reply(CHEAPEST), vote]);
+    let options = json!({"probe": false, "verify": false, "generators": ["direct", "skeleton"], "select": "tournament"});
+    let e = run(&mut db, &mut model, "Which author wrote the cheapest book?", options).unwrap();
+    assert_eq!(e.chosen_sql, CHEAPEST);
+    assert_eq!(steps_of(&e, Stage::Duel), ["ok"]);
+    let cands = e.steps.iter().find(|s| s.stage == Stage::Candidates).unwrap();
+    assert!(cands.detail.contains("by tournament: won 1 of 1 duels"), "{}", cands.detail);
+    assert_eq!(cands.data["tournament"]["duels"], json!(1));
+    // the votes went out together, three of them
+    assert_eq!(model.fanouts, [2, 3]);
+    // without a tournament the tie goes to the first cluster, and no duel is played
+    let mut model = ScriptedModel::new(vec![sql_reply(DEAREST), sql_reply(CHEAPEST)]);
+    let options = json!({"probe": false, "verify": false, "generators": ["direct", "skeleton"]});
+    let e = run(&mut split_db(), &mut model, "Which author wrote the cheapest book?", options).unwrap();
+    assert_eq!((e.chosen_sql.as_str(), steps_of(&e, Stage::Duel).len()), (DEAREST, 0));
+}
+
+#[test]
+fn a_failed_generator_is_a_step_and_all_failing_is_the_error() {
+    let mut model = ScriptedModel::new(vec![unreachable(), sql_reply(CHEAPEST)]);
+    let options = json!({"probe": false, "verify": false, "generators": ["direct", "skeleton"]});
+    let e = run(&mut split_db(), &mut model, "Which author wrote the cheapest book?", options.clone()).unwrap();
+    assert_eq!(steps_of(&e, Stage::Generate), ["error", "ok"]);
+    assert_eq!(e.chosen_sql, CHEAPEST);
+    let mut model = ScriptedModel::new(vec![unreachable()]);
+    let e = run(&mut split_db(), &mut model, "Which author wrote the cheapest book?", options.clone()).unwrap_err();
+    assert_eq!(e.sqlstate, "08001");
+    let mut model = ScriptedModel::new(vec![text_reply("no")]);
+    let e = run(&mut split_db(), &mut model, "Which author wrote the cheapest book?", options.clone()).unwrap_err();
+    assert_eq!((e.sqlstate, e.message.as_str()), ("38000", "no generator returned a usable SQL query"));
+    // the experts' weights cannot be read: the run ends with that error
+    let mut db = split_db();
+    db.failing = vec!["weights"];
+    let mut model = ScriptedModel::new(vec![sql_reply(CHEAPEST)]);
+    assert!(run(&mut db, &mut model, "Which author wrote the cheapest book?", options).is_err());
+}
+
+#[test]
+fn few_shot_uses_examples_on_visible_tables_and_says_when_it_cannot() {
+    let options = json!({"probe": false, "verify": false, "generators": ["direct", "few_shot"]});
+    let mut db = split_db();
+    db.examples = vec![
+        ("How many secrets?".into(), "SELECT count(*) FROM vault".into()),
+        ("How many authors?".into(), "SELECT count(*) FROM authors".into()),
+    ];
+    let mut model = ScriptedModel::new(vec![sql_reply(CHEAPEST)]);
+    let e = run(&mut db, &mut model, "Which author wrote the cheapest book?", options.clone()).unwrap();
+    let few = e.steps.iter().filter(|s| s.stage == Stage::Generate).nth(1).unwrap();
+    assert_eq!((few.data["generator"].clone(), few.data["examples"].clone()), (json!("few_shot"), json!(1)));
+    let prompt: String = model.requests[1].messages.iter().map(|m| m.content.clone()).collect();
+    assert!(prompt.contains("How many authors?") && !prompt.contains("vault"), "{prompt}");
+    // no example; the examples cannot be read; the embedding model is down
+    for (failing, embed_fails, status) in [(None, false, "skipped"), (Some("examples"), false, "error"), (None, true, "error")] {
+        let mut db = split_db();
+        db.failing = failing.into_iter().collect();
+        let mut model = ScriptedModel::new(vec![sql_reply(CHEAPEST)]);
+        model.embed_fails = embed_fails;
+        let e = run(&mut db, &mut model, "Which author wrote the cheapest book?", options.clone()).unwrap();
+        assert_eq!(steps_of(&e, Stage::Generate), [status, "ok"]);
+    }
+}
+
+// --- two-round generation ------------------------------------------------------------------------
+
+#[test]
+fn two_round_generation_links_closes_over_foreign_keys_and_prunes() {
+    let link = text_reply(r#"{"tables": ["books", "shelves"], "columns": ["books.title"]}"#);
+    let mut model = ScriptedModel::new(vec![sql_reply("SELECT c.name FROM customers AS c"), link, sql_reply(TITLES)]);
+    let e = run(&mut ScriptedDb::bookshop(), &mut model, "Which books did customers order?", json!({"probe": false, "verify": false, "two_round": true})).unwrap();
+    assert_eq!(model.fanouts, [2]);
+    let link = e.steps.iter().find(|s| s.stage == Stage::Link).unwrap();
+    assert_eq!(link.status.as_str(), "ok");
+    assert_eq!(link.data["sources"]["direct"], json!(["public.books"]));
+    assert_eq!(link.data["sources"]["reversed"], json!(["public.customers"]));
+    assert_eq!(link.data["sources"]["direct_unknown"], json!(["shelves"]));
+    // the final generation sees only the linked tables
+    let last = &model.requests.last().unwrap().messages[0].content;
+    assert!(last.contains("books") && last.contains("customers"), "{last}");
+    // a failed linking call is a step; the draft still links
+    let mut model = ScriptedModel::new(vec![sql_reply(TITLES), unreachable(), sql_reply(TITLES)]);
+    let e = run(&mut ScriptedDb::bookshop(), &mut model, "Which books are there?", json!({"probe": false, "verify": false, "two_round": true})).unwrap();
+    assert_eq!(steps_of(&e, Stage::Link), ["error", "ok"]);
+}
+
+// --- errors before anything runs ----------------------------------------------------------------
+
+#[test]
+fn errors_of_the_question_and_the_catalog() {
+    let mut model = ScriptedModel::new(vec![sql_reply(COUNT)]);
+    assert_eq!(run(&mut ScriptedDb::bookshop(), &mut model, "  ", json!({})).unwrap_err().sqlstate, "22023");
+    let mut db = ScriptedDb::bookshop();
+    db.failing = vec!["catalog"];
+    assert_eq!(run(&mut db, &mut model, "How many books?", json!({})).unwrap_err().sqlstate, "XX000");
+    let e = run(&mut ScriptedDb::default(), &mut model, "How many books?", json!({})).unwrap_err();
+    assert_eq!(e.sqlstate, "42501");
+    assert!(model.requests.is_empty());
+}

@@ -1,0 +1,257 @@
+//! Verification of one SQL for one question, and the repair and refinement loops it drives.
+//!
+//! A verification is: the checker chain on the syntax tree (two checkers read a little data, as
+//! the caller), the question's constraints on the query's facts, a plan (`EXPLAIN`), a bounded
+//! run, and the result checks. Every problem becomes a directive for the repair.
+
+use serde_json::{json, Value};
+use sqlparser::ast::Query;
+
+use super::pipeline::Ask;
+use super::prompts;
+use super::repair::{accept_refinement, judge, schema_hints, Attempt, Judgement, EMPTY_RESULT};
+use crate::catalog::{quote_ident, Catalog};
+use crate::checks::{self, Finding, Observed, Severity};
+use crate::constraints::facts::{facts_of, SqlDialect};
+use crate::constraints::{self, Constraint};
+use crate::effects::{Database, Executor, Model};
+use crate::error::Result;
+use crate::result::Outcome;
+use crate::sql::check_query;
+use crate::trace::{Stage, Status};
+
+/// Distinct stored values the `time` checker reads of each text column compared with a date.
+const STORED_VALUES: usize = 20;
+
+/// Rows a verification run reads.
+const VERIFY_ROWS: usize = 5;
+
+/// The checker chain on a query. Two checkers judge by the data, read through the executor as
+/// the caller (a column the caller cannot read is not in their catalog, so never judged): `time`
+/// reads a few distinct values of each text column compared with a date, and `null_order`
+/// whether a nullable column ranked DESC holds any NULL. Returns the findings and the columns read.
+pub fn run_checkers<E: Executor + ?Sized>(db: &mut E, query: &Query, catalog: &Catalog, question: &str) -> (Vec<Finding>, Vec<String>) {
+    let needs = checks::needs(query, catalog);
+    let mut observed = Observed::default();
+    let mut read = Vec::new();
+    for (rel, col) in needs.values {
+        let sql = format!("SELECT DISTINCT {c}::text FROM {rel} WHERE {c} IS NOT NULL LIMIT {STORED_VALUES}", c = quote_ident(&col));
+        if let Ok(Outcome::Rows(r)) = db.run(&sql, STORED_VALUES) {
+            let values = r.rows.iter().filter_map(|row| row.first()?.as_str().map(str::to_string)).collect();
+            read.push(format!("{rel}.{col}"));
+            observed.values.insert((rel, col), values);
+        }
+    }
+    for (rel, col) in needs.nulls {
+        let sql = format!("SELECT EXISTS (SELECT 1 FROM {rel} WHERE {} IS NULL)", quote_ident(&col));
+        if let Ok(Outcome::Rows(r)) = db.run(&sql, 1) {
+            if let Some(b) = r.rows.first().and_then(|row| row.first()).and_then(Value::as_bool) {
+                read.push(format!("{rel}.{col} (NULLs)"));
+                observed.holds_nulls.insert((rel, col), b);
+            }
+        }
+    }
+    (checks::check(query, catalog, question, &observed), read)
+}
+
+/// One SQL after verification: the attempt (problems as directives), what the audit log keeps,
+/// and whether it ran and returned no row.
+#[derive(Debug, Clone)]
+pub struct Verified {
+    pub attempt: Attempt,
+    pub data: Value,
+    pub empty: bool,
+}
+
+impl Verified {
+    pub fn status(&self) -> Status {
+        if self.attempt.is_clean() {
+            Status::Ok
+        } else if self.attempt.fails {
+            Status::Error
+        } else {
+            Status::Violations
+        }
+    }
+
+    pub fn summary(&self) -> String {
+        summary(&self.attempt)
+    }
+}
+
+fn summary(a: &Attempt) -> String {
+    if a.is_clean() {
+        "every check passes".into()
+    } else {
+        a.problems.join("; ")
+    }
+}
+
+/// Verify one SQL: the checker chain and the question's constraints on its AST, then a plan,
+/// then a bounded run.
+pub fn verify<D: Database + ?Sized>(db: &mut D, sql: &str, constraints: &[Constraint], catalog: &Catalog, question: &str) -> Verified {
+    let (mut problems, mut violated, mut verdicts, mut notes, mut stored_read) = (Vec::new(), Vec::new(), Vec::new(), Vec::new(), Vec::new());
+    // the checker chain, fail-fast: the first checker that fires speaks (every finding counts as
+    // violated, so a repair that fixes the first is not judged a regression for revealing the next)
+    if let Ok(checked) = check_query(sql) {
+        let (findings, read) = run_checkers(db, &checked.query, catalog, question);
+        stored_read = read;
+        let repairs: Vec<&Finding> = findings.iter().filter(|f| f.severity == Severity::Repair).collect();
+        violated.extend(repairs.iter().map(|f| format!("check:{}", f.checker)));
+        if let Some(first) = repairs.first() {
+            problems.push(first.message.clone());
+        }
+        notes.extend(findings.into_iter().filter(|f| f.severity == Severity::Note));
+    }
+    match facts_of(sql, SqlDialect::Postgres) {
+        Ok(facts) => {
+            // an all-rows constraint already says what to do with a stray LIMIT
+            let all_rows = constraints.iter().any(|c| matches!(c.kind, constraints::Kind::AllRows));
+            for p in constraints::sql_checks(&facts).into_iter().filter(|_| !all_rows) {
+                violated.push("limit_without_order".into());
+                problems.push(p);
+            }
+            for v in constraints::verify_all(constraints, &facts) {
+                if !v.satisfied {
+                    violated.push(v.constraint.name().to_string());
+                    problems.push(v.message.clone());
+                }
+                verdicts.push(json!({"constraint": v.constraint.name(), "phrase": v.constraint.phrase, "satisfied": v.satisfied}));
+            }
+        }
+        Err(e) => problems.push(format!("the SQL does not parse: {e}")),
+    }
+    let mut fails = false;
+    let mut result = Value::Null;
+    let mut empty = false;
+    match db.plan(sql) {
+        Err(refusal) => {
+            fails = true;
+            problems.push(format!("not a usable query: {refusal}"));
+        }
+        Ok(Outcome::Failed(f)) => {
+            fails = true;
+            problems.push(format!("PostgreSQL cannot plan it: {}", f.message));
+        }
+        Ok(Outcome::Rows(_)) => match db.run(sql, VERIFY_ROWS) {
+            Ok(Outcome::Failed(f)) => {
+                fails = true;
+                problems.push(if f.timed_out {
+                    format!("it ran longer than nl2sql.statement_timeout: {}", f.message)
+                } else {
+                    format!("running it failed: {}", f.message)
+                });
+            }
+            Ok(Outcome::Rows(r)) => {
+                for f in checks::result_findings(&r.rows) {
+                    violated.push(format!("check:{}", f.checker));
+                    problems.push(f.message);
+                }
+                empty = r.rows.is_empty();
+                result = json!({"columns": r.columns, "first_rows": r.rows, "empty": empty});
+            }
+            Err(refusal) => {
+                fails = true;
+                problems.push(format!("not a usable query: {refusal}"));
+            }
+        },
+    }
+    let data = json!({"verdicts": verdicts, "problems": problems, "notes": notes, "result": result, "values_read": stored_read});
+    Verified { attempt: Attempt { sql: sql.to_string(), violated, problems, fails }, data, empty }
+}
+
+impl<D: Database + ?Sized, M: Model + ?Sized> Ask<'_, '_, D, M> {
+    fn verify(&mut self, sql: &str) -> Verified {
+        verify(self.db, sql, &self.constraints, &self.catalog, self.question.text)
+    }
+
+    /// Verify `sql`; while problems remain and the budget allows, ask the model to repair it with
+    /// the problems as directives (and schema hints), keeping whichever query is better; then, if
+    /// the result is empty, one round of refinement.
+    pub(super) fn verify_and_repair(&mut self, sql: String) -> Result<Attempt> {
+        let first = self.verify(&sql);
+        let mut detail = first.summary();
+        if first.empty {
+            detail.push_str(" (note: the result is empty)");
+        }
+        self.trace.step(Stage::Verify, first.status(), detail, Some(sql), first.data)?;
+        let (mut current, mut current_empty) = (first.attempt, first.empty);
+        let mut repairs = 0;
+        let mut earlier: Vec<String> = Vec::new();
+        while !current.is_clean() && self.opts.repair && repairs < self.opts.max_repairs {
+            repairs += 1;
+            let mut hints: Vec<String> = Vec::new();
+            for p in &current.problems {
+                for h in schema_hints(&current.sql, &self.catalog, p) {
+                    if !hints.contains(&h) {
+                        hints.push(h);
+                    }
+                }
+            }
+            let (q, e) = (self.question.text, self.question.evidence);
+            let messages = prompts::repair(&self.schema.text, q, e, &self.grounding, &current.sql, &current.problems, &hints, &earlier);
+            let next_sql = match self.ask_sql(messages, Stage::Repair)? {
+                Ok(s) => s,
+                Err(e) => {
+                    self.trace.step(Stage::Repair, Status::Stopped, format!("repair {repairs} gave no usable SQL: {e}"), None, Value::Null)?;
+                    break;
+                }
+            };
+            let next = self.verify(&next_sql);
+            let verdict = judge(&current, &next.attempt);
+            let status = match verdict {
+                Judgement::Clean => Status::Ok,
+                Judgement::Unchanged => Status::Unchanged,
+                Judgement::Regressed => Status::Regressed,
+                Judgement::Continue => Status::Continue,
+            };
+            self.trace.step(Stage::Repair, status, format!("repair {repairs}: {}", next.summary()), Some(next_sql), next.data)?;
+            earlier.push(current.sql.chars().take(300).collect());
+            let keep = match verdict {
+                Judgement::Clean | Judgement::Continue => true,
+                Judgement::Unchanged => false,
+                Judgement::Regressed => next.attempt.better_than(&current),
+            };
+            if keep {
+                current = next.attempt;
+                current_empty = next.empty;
+            }
+            if verdict != Judgement::Continue {
+                break;
+            }
+        }
+        if self.opts.refine && current_empty && !current.fails {
+            if let Some(refined) = self.refine_empty(&current)? {
+                current = refined;
+            }
+        }
+        Ok(current)
+    }
+
+    /// Execution-guided refinement of an empty result: one round with the directive and the
+    /// probes so far; the refined SQL is kept only under [`accept_refinement`]'s rule.
+    fn refine_empty(&mut self, current: &Attempt) -> Result<Option<Attempt>> {
+        let (q, e) = (self.question.text, self.question.evidence);
+        let messages = prompts::repair(&self.schema.text, q, e, &self.grounding, &current.sql, &[EMPTY_RESULT.to_string()], &[], &[]);
+        let refined_sql = match self.ask_sql(messages, Stage::Refine)? {
+            Ok(s) => s,
+            Err(e) => {
+                let detail = format!("the refinement gave no usable SQL ({e}); the empty result stands");
+                self.trace.step(Stage::Refine, Status::Stopped, detail, None, Value::Null)?;
+                return Ok(None);
+            }
+        };
+        let refined = self.verify(&refined_sql);
+        let accepted = accept_refinement(current, &refined.attempt, refined.empty);
+        let detail = if accepted {
+            "the result was empty; the refined query returns rows and breaks nothing, so it replaces it".to_string()
+        } else if refined.empty {
+            "the result was empty; the refined query is empty too, so the first stands (no row may be the answer)".to_string()
+        } else {
+            format!("the result was empty; the refined query is not better ({}), so the first stands", refined.summary())
+        };
+        let status = if accepted { Status::Ok } else { Status::Kept };
+        self.trace.step(Stage::Refine, status, detail, Some(refined_sql), refined.data)?;
+        Ok(accepted.then_some(refined.attempt))
+    }
+}

@@ -1,0 +1,259 @@
+//! Scripted implementations of the two interfaces, for driving every branch of the ask pipeline
+//! and of selection with `cargo test` alone. They test control flow: what the decision code does
+//! with each answer and each failure. They never stand in for a claim that a feature works with a
+//! real database or model (the pgrx tests and the benchmarks make those).
+
+use std::collections::{BTreeMap, VecDeque};
+use std::time::Duration;
+
+use serde_json::{json, Value};
+use sqlparser::ast::{Ident, ObjectName};
+
+use crate::catalog::{Catalog, Column, ForeignKey, RelKind, RelName, Table};
+use crate::effects::{Database, Executor, Instances, Model, ValueSearch};
+use crate::error::{Error, Result};
+use crate::ground::values::ValueMatch;
+use crate::llm::{ChatReply, ChatRequest, Embeddings, LlmError, Usage};
+use crate::result::{ColumnInfo, ExecFailure, Outcome, ResultSet};
+use crate::select::separate::{Report, Workspace};
+use crate::sql::{check_query, Refusal};
+
+/// `public.<name>`.
+pub fn rel(name: &str) -> RelName {
+    RelName::new("public", name)
+}
+
+fn table(name: &str, columns: &[(&str, &str)], key: &str) -> Table {
+    Table {
+        name: rel(name),
+        kind: RelKind::Table,
+        comment: None,
+        row_estimate: Some(10.0),
+        columns: columns.iter().map(|(n, t)| Column { name: n.to_string(), type_name: t.to_string(), nullable: *n != key, comment: None }).collect(),
+        primary_key: vec![key.to_string()],
+    }
+}
+
+fn fk(from: &str, column: &str, to: &str) -> ForeignKey {
+    ForeignKey { name: format!("{from}_{column}_fkey"), from: rel(from), from_columns: vec![column.into()], to: rel(to), to_columns: vec![column.into()] }
+}
+
+/// A small bookshop: authors, books, customers, orders.
+pub fn bookshop() -> Catalog {
+    Catalog {
+        tables: vec![
+            table("authors", &[("author_id", "integer"), ("name", "text"), ("country", "text")], "author_id"),
+            table("books", &[("book_id", "integer"), ("title", "text"), ("price", "numeric"), ("author_id", "integer")], "book_id"),
+            table("customers", &[("customer_id", "integer"), ("name", "text"), ("city", "text")], "customer_id"),
+            table("orders", &[("order_id", "integer"), ("customer_id", "integer"), ("ordered_on", "date")], "order_id"),
+        ],
+        foreign_keys: vec![fk("books", "author_id", "authors"), fk("orders", "customer_id", "customers")],
+    }
+}
+
+/// Rows with one text column per name.
+pub fn rows(columns: &[&str], rows: Value) -> Outcome {
+    Outcome::Rows(ResultSet {
+        columns: columns.iter().map(|c| ColumnInfo { name: c.to_string(), type_name: "text".into() }).collect(),
+        rows: serde_json::from_value(rows).expect("rows are arrays"),
+        truncated: None,
+        elapsed_ms: 1.0,
+    })
+}
+
+/// A failure as PostgreSQL would report it.
+pub fn failed(message: &str) -> Outcome {
+    Outcome::Failed(ExecFailure {
+        sqlstate: "42703".into(),
+        message: message.into(),
+        detail: None,
+        hint: None,
+        timed_out: false,
+        elapsed_ms: 1.0,
+    })
+}
+
+/// A database that answers queries from a script: the first entry whose key is contained in the
+/// SQL as the parser prints it (keywords in capitals) answers it; anything else returns one row `[1]`.
+#[derive(Default)]
+pub struct ScriptedDb {
+    pub catalog: Catalog,
+    pub answers: Vec<(String, Outcome)>,
+    /// Plans that fail, by key.
+    pub plan_failures: Vec<(String, String)>,
+    pub indexed: bool,
+    pub value_matches: Vec<ValueMatch>,
+    pub weights: BTreeMap<String, f64>,
+    pub examples: Vec<(String, String)>,
+    /// Reports the instance workspace gives, one per call (the last repeats).
+    pub instances: VecDeque<std::result::Result<Report, String>>,
+    /// Effects that fail: "catalog", "indexed", "values", "weights", "examples".
+    pub failing: Vec<&'static str>,
+    /// Every SQL text run, in order.
+    pub ran: Vec<String>,
+    /// Every SQL text planned.
+    pub planned: Vec<String>,
+}
+
+impl ScriptedDb {
+    pub fn bookshop() -> Self {
+        ScriptedDb { catalog: bookshop(), ..Default::default() }
+    }
+
+    pub fn answer(mut self, key: &str, outcome: Outcome) -> Self {
+        self.answers.push((key.to_string(), outcome));
+        self
+    }
+
+    pub fn plan_fails(mut self, key: &str, message: &str) -> Self {
+        self.plan_failures.push((key.to_string(), message.into()));
+        self
+    }
+
+    fn fail(&self, what: &str) -> Result<()> {
+        if self.failing.contains(&what) {
+            return Err(Error::internal(format!("scripted failure of {what}")));
+        }
+        Ok(())
+    }
+}
+
+impl Executor for ScriptedDb {
+    fn run(&mut self, sql: &str, max_rows: usize) -> std::result::Result<Outcome, Refusal> {
+        let checked = check_query(sql)?;
+        let sql = checked.to_sql();
+        self.ran.push(sql.clone());
+        let outcome = self.answers.iter().find(|(k, _)| sql.contains(k.as_str())).map(|(_, o)| o.clone()).unwrap_or_else(|| rows(&["x"], json!([[1]])));
+        Ok(match outcome {
+            Outcome::Rows(mut r) => {
+                r.rows.truncate(max_rows);
+                Outcome::Rows(r)
+            }
+            failed => failed,
+        })
+    }
+}
+
+impl Instances for ScriptedDb {
+    fn resolve_table(&mut self, name: &ObjectName) -> std::result::Result<RelName, String> {
+        let last = name.0.last().map(|p| p.to_string()).unwrap_or_default();
+        self.catalog.tables.iter().find(|t| t.name.name == last).map(|t| t.name.clone()).ok_or_else(|| format!("relation {name} does not exist"))
+    }
+
+    fn instance_table(&self, i: usize) -> ObjectName {
+        ObjectName::from(vec![Ident::new("pg_temp"), Ident::new(format!("instance_{i}"))])
+    }
+
+    fn instance_space(
+        &mut self,
+        _relations: &[RelName],
+        _sides: [String; 2],
+        _max_rows: usize,
+        _search: &mut dyn FnMut(&mut dyn Workspace) -> std::result::Result<Report, String>,
+    ) -> std::result::Result<Report, String> {
+        if self.instances.len() > 1 {
+            self.instances.pop_front().expect("non-empty")
+        } else {
+            self.instances.front().cloned().unwrap_or_else(|| Err("no instance scripted".into()))
+        }
+    }
+}
+
+impl Database for ScriptedDb {
+    fn plan(&mut self, sql: &str) -> std::result::Result<Outcome, Refusal> {
+        let sql = check_query(sql)?.to_sql();
+        self.planned.push(sql.clone());
+        Ok(match self.plan_failures.iter().find(|(k, _)| sql.contains(k.as_str())) {
+            Some((_, message)) => failed(message),
+            None => rows(&["QUERY PLAN"], json!([["Seq Scan"]])),
+        })
+    }
+
+    fn catalog(&mut self) -> Result<Catalog> {
+        self.fail("catalog")?;
+        Ok(self.catalog.clone())
+    }
+
+    fn indexed_any(&mut self, _tables: &[RelName]) -> Result<bool> {
+        self.fail("indexed")?;
+        Ok(self.indexed)
+    }
+
+    fn value_candidates(&mut self, _searches: &[ValueSearch]) -> Result<Vec<ValueMatch>> {
+        self.fail("values")?;
+        Ok(self.value_matches.clone())
+    }
+
+    fn expert_weights(&mut self) -> Result<BTreeMap<String, f64>> {
+        self.fail("weights")?;
+        Ok(self.weights.clone())
+    }
+
+    fn nearest_examples(&mut self, _embedding: &[f32], limit: usize) -> Result<Vec<(String, String)>> {
+        self.fail("examples")?;
+        Ok(self.examples.iter().take(limit).cloned().collect())
+    }
+}
+
+/// A model that answers from a script: each chat request, single or fanned out, takes the next
+/// reply (the last one repeats); embeddings are fixed vectors, or an error.
+pub struct ScriptedModel {
+    pub replies: VecDeque<std::result::Result<String, LlmError>>,
+    pub requests: Vec<ChatRequest>,
+    pub embed_fails: bool,
+    /// How many fan-outs were asked for, and how many requests each held.
+    pub fanouts: Vec<usize>,
+}
+
+/// A reply holding `{"sql": ...}`.
+pub fn sql_reply(sql: &str) -> std::result::Result<String, LlmError> {
+    Ok(json!({"sql": sql}).to_string())
+}
+
+pub fn text_reply(text: &str) -> std::result::Result<String, LlmError> {
+    Ok(text.to_string())
+}
+
+/// The error of an endpoint that does not answer.
+pub fn unreachable() -> std::result::Result<String, LlmError> {
+    Err(LlmError::Unreachable { endpoint: "http://127.0.0.1:1/v1".into(), cause: "connection refused".into() })
+}
+
+impl ScriptedModel {
+    pub fn new(replies: Vec<std::result::Result<String, LlmError>>) -> Self {
+        ScriptedModel { replies: replies.into(), requests: Vec::new(), embed_fails: false, fanouts: Vec::new() }
+    }
+
+    fn next(&mut self, request: ChatRequest) -> std::result::Result<ChatReply, LlmError> {
+        self.requests.push(request);
+        let reply = if self.replies.len() > 1 { self.replies.pop_front() } else { self.replies.front().cloned() };
+        let content = reply.unwrap_or_else(|| Err(LlmError::BadResponse { endpoint: "scripted".into(), cause: "no reply scripted".into() }))?;
+        Ok(ChatReply { content, model: "scripted".into(), usage: Usage { prompt_tokens: 10, completion_tokens: 2 }, attempts: 1, elapsed: Duration::from_millis(1) })
+    }
+}
+
+impl Model for ScriptedModel {
+    fn name(&self) -> String {
+        "scripted".into()
+    }
+
+    fn concurrency(&self) -> usize {
+        2
+    }
+
+    fn chat(&mut self, request: ChatRequest) -> std::result::Result<ChatReply, LlmError> {
+        self.next(request)
+    }
+
+    fn chat_all(&mut self, requests: Vec<ChatRequest>) -> Vec<std::result::Result<ChatReply, LlmError>> {
+        self.fanouts.push(requests.len());
+        requests.into_iter().map(|r| self.next(r)).collect()
+    }
+
+    fn embed(&mut self, inputs: &[String]) -> std::result::Result<Embeddings, LlmError> {
+        if self.embed_fails {
+            return Err(LlmError::Unreachable { endpoint: "http://127.0.0.1:2/v1".into(), cause: "connection refused".into() });
+        }
+        Ok(Embeddings { vectors: inputs.iter().map(|_| vec![0.1, 0.2, 0.3]).collect(), usage: Usage::default(), elapsed: Duration::ZERO })
+    }
+}
