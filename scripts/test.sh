@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Command 2: every test. Sets up what is missing, starts the fast local model, then runs
-#   1. the pure-Rust unit tests (cargo test, no cluster),
+#   1. the pure-Rust unit tests (cargo test, no cluster), and a check that the decision code builds
+#      without the HTTP clients,
 #   2. the integration tests in pgrx-tests/ against pgrx's test cluster and the real model.
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/env.sh"
@@ -15,6 +16,8 @@ log "the served embedding model against a numpy reference of the original weight
 
 log "unit tests (nl2sql-core)"
 cargo test -p nl2sql-core
+log "the decision code builds without any HTTP client (feature http off)"
+cargo check -p nl2sql-core --no-default-features --lib
 
 log "integration tests (pgrx test cluster, PostgreSQL 15)"
 export CARGO_PGRX_TEST_RUNAS=postgres

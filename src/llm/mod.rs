@@ -1,17 +1,23 @@
 //! Talking to an OpenAI-compatible model server.
 //!
-//! [`client`] is the transport (blocking HTTP on a helper thread, so the backend can keep checking
-//! for query cancel while it waits); [`fanout`] sends several requests at once from an async client
-//! on a helper thread, with the same waiting rule; [`json`] turns what models actually return into values.
+//! [`wire`] is the wire format (requests, replies, errors), plain data that the decision code
+//! uses through [`crate::effects::Model`]; [`json`] turns what models actually return into
+//! values. With the `http` feature (on by default), [`client`] is the transport (blocking HTTP on
+//! a helper thread, so the backend can keep checking for query cancel while it waits) and
+//! [`fanout`] sends several requests at once from an async client on a helper thread, with the
+//! same waiting, retry and error rules. Without it the crate builds with no HTTP code at all.
 
+#[cfg(feature = "http")]
 pub mod client;
+#[cfg(feature = "http")]
 pub mod fanout;
 pub mod json;
-#[cfg(test)]
+#[cfg(all(test, feature = "http"))]
 pub(crate) mod testing;
+pub mod wire;
 
-pub use client::{
-    chat, embed, CallPolicy, ChatReply, ChatRequest, Embeddings, Endpoint, LlmError, Message,
-    Usage,
-};
+#[cfg(feature = "http")]
+pub use client::{chat, embed};
+#[cfg(feature = "http")]
 pub use fanout::chat_all;
+pub use wire::{redact_url, CallPolicy, ChatReply, ChatRequest, Embeddings, Endpoint, LlmError, Message, Usage};
