@@ -52,7 +52,7 @@ fn main() {
         let question = q["question"].as_str().unwrap();
         let mut findings = |sql: &str| -> Option<Vec<String>> {
             client
-                .query("SELECT \"constraint\" FROM nl2sql_verify($1, $2) WHERE NOT satisfied", &[&question, &sql])
+                .query("SELECT requirement FROM nl2sql_verify($1, $2) WHERE NOT satisfied", &[&question, &sql])
                 .ok()
                 .map(|rows| {
                     let mut names: Vec<String> = rows.iter().map(|r| r.get::<_, String>(0)).collect();

@@ -19,23 +19,32 @@
 //!     query) against in-process; the ratio of times per pair.
 
 use std::collections::BTreeMap;
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 #[path = "spider.rs"]
 mod spider;
 
 use nl2sql_core::catalog::{Catalog, RelName};
+use nl2sql_core::effects::{Executor, Instances};
+use nl2sql_core::options::{SelectOptions, Settings};
+use nl2sql_core::result::{ColumnInfo, ExecFailure, Outcome, ResultSet};
 use nl2sql_core::select::answer::{Answer, RowSemantics};
 use nl2sql_core::select::cluster::cluster;
-use nl2sql_core::select::rewrite::{base_relations, lineage_queries, name_key, redirect};
-use nl2sql_core::select::separate::{separate, Budget, Problem, Rows, Workspace};
-use nl2sql_core::sql::check_query;
+use nl2sql_core::select::pair::separate_pair;
+use nl2sql_core::select::separate::{tid_array, Report, Rows, Workspace};
+use nl2sql_core::sql::{check_query, Refusal};
 use postgres::{Client, SimpleQueryMessage};
 use serde_json::{json, Value};
 use spider::{connect, pct, rows, same, within, without_limit};
 use sqlparser::ast::{Ident, ObjectName};
 
-// --- the client-side workspace (c) --------------------------------------------------------------
+// --- the client-side database (c) ---------------------------------------------------------------
+
+/// The instance workspace over libpq: the same core search as the extension's (`separate_pair`),
+/// its statements sent as SQL in one transaction, a savepoint per query.
+struct ClientDb<'c> {
+    client: &'c mut Client,
+}
 
 struct ClientWorkspace<'a> {
     tx: postgres::Transaction<'a>,
@@ -53,32 +62,33 @@ fn text_value(s: Option<&str>) -> Value {
     }
 }
 
-impl ClientWorkspace<'_> {
-    /// One read-only, time-bounded query in a savepoint, as the extension's executor does.
-    fn bounded(&mut self, sql: &str, max_rows: usize) -> Result<Rows, String> {
-        let batch = format!(
-            "SAVEPOINT q; SET LOCAL transaction_read_only = on; SET LOCAL statement_timeout = 5000; \
-             SELECT * FROM ({sql}) AS q LIMIT {}",
-            max_rows + 1
-        );
-        let result = self.tx.simple_query(&batch);
-        self.tx.batch_execute("ROLLBACK TO SAVEPOINT q").map_err(|e| e.to_string())?;
-        let messages = result.map_err(|e| e.as_db_error().map_or(e.to_string(), |d| d.message().to_string()))?;
-        Ok(messages
-            .into_iter()
-            .filter_map(|m| match m {
-                SimpleQueryMessage::Row(r) => Some((0..r.len()).map(|i| text_value(r.get(i))).collect()),
-                _ => None,
-            })
-            .take(max_rows)
-            .collect())
+/// One read-only, time-bounded query in a savepoint, as the extension's executor does: the
+/// column names and at most `max_rows` rows.
+fn bounded(tx: &mut postgres::Transaction, sql: &str, max_rows: usize) -> Result<(Vec<String>, Rows), String> {
+    let batch = format!(
+        "SAVEPOINT q; SET LOCAL transaction_read_only = on; SET LOCAL statement_timeout = 5000; \
+         SELECT * FROM ({sql}) AS q LIMIT {}",
+        max_rows + 1
+    );
+    let result = tx.simple_query(&batch);
+    tx.batch_execute("ROLLBACK TO SAVEPOINT q").map_err(|e| e.to_string())?;
+    let messages = result.map_err(|e| e.as_db_error().map_or(e.to_string(), |d| d.message().to_string()))?;
+    let mut columns = Vec::new();
+    let mut rows = Vec::new();
+    for m in messages {
+        match m {
+            SimpleQueryMessage::RowDescription(cols) => columns = cols.iter().map(|c| c.name().to_string()).collect(),
+            SimpleQueryMessage::Row(r) if rows.len() < max_rows => rows.push((0..r.len()).map(|i| text_value(r.get(i))).collect()),
+            _ => {}
+        }
     }
+    Ok((columns, rows))
 }
 
 impl Workspace for ClientWorkspace<'_> {
     fn query(&mut self, sql: &str, max_rows: usize) -> Result<Rows, String> {
         // ctids must stay text
-        self.bounded(sql, max_rows).map(|rows| {
+        bounded(&mut self.tx, sql, max_rows).map(|(_, rows)| {
             rows.into_iter()
                 .map(|r| r.into_iter().map(|v| if v.is_number() { Value::String(v.to_string()) } else { v }).collect())
                 .collect()
@@ -88,75 +98,86 @@ impl Workspace for ClientWorkspace<'_> {
         let table = format!("__bench_instance_{rel}");
         let mut sql = format!("DELETE FROM pg_temp.{table};");
         if !ctids.is_empty() {
-            let tids: Vec<String> = ctids.iter().map(|c| format!("'{c}'")).collect();
-            sql.push_str(&format!(
-                " INSERT INTO pg_temp.{table} SELECT * FROM {} WHERE ctid = ANY(ARRAY[{}]::tid[])",
-                self.relations[rel],
-                tids.join(", ")
-            ));
+            let tids: Vec<&str> = ctids.iter().map(String::as_str).collect();
+            sql.push_str(&format!(" INSERT INTO pg_temp.{table} SELECT * FROM {} WHERE ctid = ANY({})", self.relations[rel], tid_array(&tids)));
         }
         self.tx.batch_execute(&sql).map_err(|e| e.to_string())
     }
     fn run(&mut self, side: usize) -> Result<Rows, String> {
         let sql = self.sides[side].clone();
-        self.bounded(&sql, 10_000)
+        bounded(&mut self.tx, &sql, 10_000).map(|(_, rows)| rows)
     }
 }
 
-fn resolve_client(client: &mut Client, name: &ObjectName) -> Result<RelName, String> {
-    let row = client
-        .query_opt(
-            "SELECT n.nspname::text, c.relname::text FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
-              WHERE c.oid = to_regclass($1) AND c.relkind IN ('r', 'm')",
-            &[&name.to_string()],
-        )
-        .map_err(|e| e.to_string())?
-        .ok_or_else(|| format!("no table {name}"))?;
-    Ok(RelName::new(row.get::<_, String>(0), row.get::<_, String>(1)))
+impl Executor for ClientDb<'_> {
+    fn run(&mut self, sql: &str, max_rows: usize) -> Result<Outcome, Refusal> {
+        let sql = check_query(sql)?.to_sql();
+        let started = Instant::now();
+        let mut tx = match self.client.transaction() {
+            Ok(tx) => tx,
+            Err(e) => return Ok(failure(e.to_string())),
+        };
+        let result = bounded(&mut tx, &sql, max_rows);
+        let _ = tx.rollback();
+        Ok(match result {
+            Ok((columns, rows)) => Outcome::Rows(ResultSet {
+                columns: columns.into_iter().map(|name| ColumnInfo { name, type_name: "text".into() }).collect(),
+                rows,
+                truncated: None,
+                elapsed_ms: started.elapsed().as_secs_f64() * 1000.0,
+            }),
+            Err(e) => failure(e),
+        })
+    }
+}
+
+fn failure(message: String) -> Outcome {
+    Outcome::Failed(ExecFailure { sqlstate: "XX000".into(), message, detail: None, hint: None, timed_out: false, elapsed_ms: 0.0 })
+}
+
+impl Instances for ClientDb<'_> {
+    fn resolve_table(&mut self, name: &ObjectName) -> Result<RelName, String> {
+        let row = self
+            .client
+            .query_opt(
+                "SELECT n.nspname::text, c.relname::text FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
+                  WHERE c.oid = to_regclass($1) AND c.relkind IN ('r', 'm')",
+                &[&name.to_string()],
+            )
+            .map_err(|e| e.to_string())?
+            .ok_or_else(|| format!("no table {name}"))?;
+        Ok(RelName::new(row.get::<_, String>(0), row.get::<_, String>(1)))
+    }
+
+    fn instance_table(&self, i: usize) -> ObjectName {
+        ObjectName::from(vec![Ident::new("pg_temp"), Ident::new(format!("__bench_instance_{i}"))])
+    }
+
+    fn instance_space(
+        &mut self,
+        relations: &[RelName],
+        sides: [String; 2],
+        _max_rows: usize,
+        search: &mut dyn FnMut(&mut dyn Workspace) -> Result<Report, String>,
+    ) -> Result<Report, String> {
+        let mut tx = self.client.transaction().map_err(|e| e.to_string())?;
+        for (i, rel) in relations.iter().enumerate() {
+            tx.batch_execute(&format!("CREATE TEMP TABLE __bench_instance_{i} (LIKE {rel} INCLUDING INDEXES)")).map_err(|e| e.to_string())?;
+        }
+        let mut ws = ClientWorkspace { tx, relations: relations.to_vec(), sides };
+        let report = search(&mut ws);
+        ws.tx.rollback().map_err(|e| e.to_string())?;
+        report
+    }
 }
 
 /// The separating-instance search of `a` and `b` driven from the client; (found, rows).
 fn client_separate(client: &mut Client, catalog: &Catalog, a: &str, b: &str) -> Result<(bool, usize), String> {
     let qa = check_query(a).map_err(|e| e.to_string())?.query;
     let qb = check_query(b).map_err(|e| e.to_string())?.query;
-    let mut relations: Vec<RelName> = Vec::new();
-    let mut rel_of = BTreeMap::new();
-    for name in base_relations(&qa).into_iter().chain(base_relations(&qb)) {
-        let key = name_key(&name);
-        if rel_of.contains_key(&key) {
-            continue;
-        }
-        let rel = resolve_client(client, &name)?;
-        let i = relations.iter().position(|r| r == &rel).unwrap_or_else(|| {
-            relations.push(rel);
-            relations.len() - 1
-        });
-        rel_of.insert(key, i);
-    }
-    let targets: BTreeMap<String, ObjectName> = rel_of
-        .iter()
-        .map(|(k, &i)| (k.clone(), ObjectName::from(vec![Ident::new("pg_temp"), Ident::new(format!("__bench_instance_{i}"))])))
-        .collect();
-    let problem = Problem {
-        links: Problem::links_from(&relations, &catalog.foreign_keys),
-        relations: relations.clone(),
-        rel_of,
-        lineage: [lineage_queries(&qa), lineage_queries(&qb)],
-        ordered: [qa.order_by.is_some(), qb.order_by.is_some()],
-        semantics: RowSemantics::Set,
-    };
-    let sides = [redirect(&qa, &targets).to_string(), redirect(&qb, &targets).to_string()];
-    let mut tx = client.transaction().map_err(|e| e.to_string())?;
-    for (i, rel) in relations.iter().enumerate() {
-        tx.batch_execute(&format!("CREATE TEMP TABLE __bench_instance_{i} (LIKE {rel} INCLUDING INDEXES)")).map_err(|e| e.to_string())?;
-    }
-    let mut ws = ClientWorkspace { tx, relations, sides };
-    let budget =
-        Budget { max_trials: 60, max_shrink_trials: 240, lineage_rows: 5000, deadline: Instant::now() + Duration::from_millis(3000) };
-    let report = separate(&problem, &mut ws, budget);
-    ws.tx.rollback().map_err(|e| e.to_string())?;
-    let report = report?;
-    Ok((report.found.is_some(), report.found.map_or(0, |f| f.rows.len())))
+    let opts = SelectOptions { max_trials: 60, instance_time_ms: 3000, ..SelectOptions::defaults(&Settings::default()) };
+    let pair = separate_pair(&mut ClientDb { client }, &qa, &qb, catalog, &opts)?;
+    Ok((pair.report.found.is_some(), pair.report.found.map_or(0, |f| f.rows.len())))
 }
 
 // --- main ------------------------------------------------------------------------------------------

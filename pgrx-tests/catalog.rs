@@ -29,7 +29,7 @@ fn table_names(c: &nl2sql_core::catalog::Catalog) -> Vec<String> {
 #[pg_test]
 fn catalog_reads_tables_keys_comments_and_estimates() {
     catalog_fixture();
-    let c = crate::spi::catalog::read();
+    let c = crate::spi::catalog::read().unwrap();
     assert_eq!(table_names(&c), ["big_orders", "customers", "order_lines", "orders", "secrets"]);
     let customers = c.resolve(Some("cat"), "customers").unwrap();
     assert_eq!(customers.comment.as_deref(), Some("people who buy"));
@@ -62,7 +62,7 @@ fn catalog_reads_tables_keys_comments_and_estimates() {
 fn catalog_shows_only_what_the_user_may_select() {
     catalog_fixture();
     exec("SET LOCAL ROLE cat_analyst");
-    let c = crate::spi::catalog::read();
+    let c = crate::spi::catalog::read().unwrap();
     assert_eq!(table_names(&c), ["big_orders", "customers", "order_lines", "orders"]);
     let customers = c.resolve(Some("cat"), "customers").unwrap();
     let cols: Vec<&str> = customers.columns.iter().map(|c| c.name.as_str()).collect();

@@ -8,7 +8,8 @@ fn llm_chat_with_json_schema_returns_parseable_json() {
         "properties": {"sql": {"type": "string"}, "tables": {"type": "array", "items": {"type": "string"}}},
         "required": ["sql", "tables"]
     });
-    let reply = crate::llm::chat(ChatRequest {
+    use nl2sql_core::effects::Model;
+    let reply = crate::model::EndpointModel::from_settings(None).unwrap().chat(ChatRequest {
         messages: vec![
             Message::system("You write PostgreSQL. Answer in JSON."),
             Message::user("Table orders(id int, total numeric). Write SQL counting the orders."),
@@ -18,7 +19,8 @@ fn llm_chat_with_json_schema_returns_parseable_json() {
         json_schema: Some(("answer".into(), schema)),
         seed: Some(1),
         ..Default::default()
-    });
+    })
+    .unwrap();
     let v = extract_json(&reply.content).unwrap_or_else(|e| panic!("{e}: {}", reply.content));
     assert!(v["sql"].is_string() && v["tables"].is_array(), "{v}");
     assert!(reply.usage.prompt_tokens > 0 && reply.usage.completion_tokens > 0, "{:?}", reply.usage);
@@ -26,7 +28,7 @@ fn llm_chat_with_json_schema_returns_parseable_json() {
 
 #[pg_test]
 fn llm_embeddings_have_384_dimensions() {
-    let dims = Spi::get_one::<i32>("SELECT array_length(nl2sql_embed('how many singers are there?'), 1)").unwrap();
+    let dims = Spi::get_one::<i32>("SELECT vector_dims(nl2sql_embed('how many singers are there?'))").unwrap();
     assert_eq!(dims, Some(384));
     // the result casts to pgvector's type, and related texts are closer than unrelated ones
     let (near, far) = Spi::get_two::<f64, f64>(
@@ -55,7 +57,7 @@ fn llm_status_reports_both_endpoints() {
 fn llm_endpoint_down_is_a_clear_error() {
     exec("SET LOCAL nl2sql.embedding_endpoint = 'http://127.0.0.1:9/v1'");
     exec("SET LOCAL nl2sql.llm_retries = 1");
-    Spi::get_one::<Vec<f32>>("SELECT nl2sql_embed('x')").unwrap();
+    Spi::get_one::<String>("SELECT nl2sql_embed('x')::text").unwrap();
 }
 
 #[pg_test]
@@ -79,14 +81,18 @@ fn slow_chat() -> String {
     let mut extra = serde_json::Map::new();
     // llama.cpp: keep generating until max_tokens, so the answer takes tens of seconds
     extra.insert("ignore_eos".into(), json!(true));
-    crate::llm::chat(ChatRequest {
-        messages: vec![Message::user("Write a very long story about databases.")],
-        temperature: 0.7,
-        max_tokens: Some(2000),
-        extra,
-        ..Default::default()
-    })
-    .content
+    use nl2sql_core::effects::Model;
+    let mut model = crate::model::EndpointModel::from_settings(None).unwrap_or_else(|e| pgrx::error!("{e}"));
+    model
+        .chat(ChatRequest {
+            messages: vec![Message::user("Write a very long story about databases.")],
+            temperature: 0.7,
+            max_tokens: Some(2000),
+            extra,
+            ..Default::default()
+        })
+        .unwrap_or_else(|e| pgrx::error!("{e}"))
+        .content
 }
 
 #[pg_test]

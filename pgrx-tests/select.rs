@@ -263,7 +263,7 @@ fn select_tournament_follows_the_votes() {
     exec(&format!("SET LOCAL nl2sql.llm_endpoint = '{url}'"));
     let most = "SELECT a.name FROM authors a JOIN books b ON b.author_id = a.author_id ORDER BY b.price DESC LIMIT 1";
     let least = "SELECT a.name FROM authors a JOIN books b ON b.author_id = a.author_id ORDER BY b.price ASC LIMIT 1";
-    let rows = select_rows("Which author wrote the cheapest book?", &[most, most, least], "{\"gate\": 0.9}");
+    let rows = select_rows("Which author wrote the cheapest book?", &[most, most, least], "{\"select_gate\": 0.9}");
     assert!(rows[2].3, "the candidate the votes agree with wins over the larger cluster: {rows:?}");
     assert!(rows[2].4.contains("won 1 of 1 duels") && rows[2].4.contains("Anonymous Collective"), "{}", rows[2].4);
     assert!(rows[0].4.contains("lost to candidate 3"), "{}", rows[0].4);

@@ -2,7 +2,7 @@
 
 /// (table.column, status, values, embedded) per row of nl2sql_index_values(target).
 fn index(target: &str) -> Vec<(String, String, i64, i64)> {
-    let sql = format!("SELECT table_name || '.' || column_name, status, \"values\", embedded FROM nl2sql_index_values({target}) ORDER BY 1");
+    let sql = format!("SELECT table_name || '.' || column_name, status, indexed_values, embedded FROM nl2sql_index_values({target}) ORDER BY 1");
     Spi::connect(|c| {
         c.select(&sql, None, &[])
             .unwrap()

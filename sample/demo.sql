@@ -34,7 +34,7 @@ SELECT nl2sql_try('SELECT pg_sleep(5)') - 'elapsed_ms' AS result;
 RESET nl2sql.statement_timeout;
 
 \echo '== the value index: values of text columns, embedded; what a question names'
-SELECT table_name, column_name, status, coalesce(reason, '') AS reason, "values", embedded FROM nl2sql_index_values();
+SELECT table_name, column_name, status, coalesce(reason, '') AS reason, indexed_values, embedded FROM nl2sql_index_values();
 SELECT table_name, column_name, value, round(score::numeric, 2) AS score, matched_by
 FROM nl2sql_search_values('customers living in Pariss who read fantasy');
 
@@ -64,7 +64,7 @@ FROM nl2sql_select('Which author wrote the most expensive book?', ARRAY[
   'SELECT a.name FROM authors a JOIN books b ON b.author_id = a.author_id ORDER BY b.price DESC LIMIT 1',
   'SELECT a.name FROM authors a JOIN books b ON b.author_id = a.author_id ORDER BY b.price ASC LIMIT 1',
   'SELECT a.name FROM authors a JOIN books b ON b.author_id = a.author_id ORDER BY b.price ASC LIMIT 1',
-  'DELETE FROM books'], NULL, '{"gate": 0.9}');
+  'DELETE FROM books'], NULL, '{"select_gate": 0.9}');
 
 \echo '== the audit log'
 SELECT run_id, who, function, status, left(question, 50) AS question, llm_calls, prompt_tokens, completion_tokens,

@@ -62,7 +62,7 @@ impl Kind {
 #[derive(Debug, Clone, PartialEq)]
 pub struct Error {
     /// The SQLSTATE, five characters.
-    pub sqlstate: &'static str,
+    pub sqlstate: String,
     pub message: String,
     pub hint: Option<String>,
 }
@@ -71,7 +71,7 @@ pub type Result<T, E = Error> = std::result::Result<T, E>;
 
 impl Error {
     pub fn new(kind: Kind, message: impl Into<String>) -> Self {
-        Error { sqlstate: kind.sqlstate(), message: message.into(), hint: None }
+        Error { sqlstate: kind.sqlstate().to_string(), message: message.into(), hint: None }
     }
 
     pub fn with_hint(mut self, hint: impl Into<String>) -> Self {
@@ -93,6 +93,11 @@ impl Error {
         Error::new(Kind::Internal, message)
     }
 
+    /// An error PostgreSQL reported, with its own SQLSTATE.
+    pub fn reported(sqlstate: &str, message: impl Into<String>, hint: Option<String>) -> Self {
+        Error { sqlstate: sqlstate.to_string(), message: message.into(), hint }
+    }
+
     /// The same error with words put before its message.
     pub fn context(mut self, prefix: &str) -> Self {
         self.message = format!("{prefix}: {}", self.message);
@@ -110,13 +115,13 @@ impl std::error::Error for Error {}
 
 impl From<LlmError> for Error {
     fn from(e: LlmError) -> Self {
-        Error { sqlstate: e.sqlstate(), message: e.to_string(), hint: Some(e.hint().to_string()) }
+        Error { sqlstate: e.sqlstate().to_string(), message: e.to_string(), hint: Some(e.hint().to_string()) }
     }
 }
 
 impl From<Refusal> for Error {
     fn from(r: Refusal) -> Self {
-        Error { sqlstate: r.sqlstate(), message: r.to_string(), hint: Some(r.hint().to_string()) }
+        Error { sqlstate: r.sqlstate().to_string(), message: r.to_string(), hint: Some(r.hint().to_string()) }
     }
 }
 
@@ -128,7 +133,7 @@ mod tests {
     #[test]
     fn each_source_keeps_its_sqlstate_and_hint() {
         let e: Error = Refusal::NotAQuery("DELETE".into()).into();
-        assert_eq!((e.sqlstate, e.message.as_str()), ("25006", "only read-only queries are accepted, got DELETE"));
+        assert_eq!((e.sqlstate.as_str(), e.message.as_str()), ("25006", "only read-only queries are accepted, got DELETE"));
         assert!(e.hint.unwrap().contains("read-only"));
         let e: Error = LlmError::Timeout { endpoint: "http://x/v1".into(), after: Duration::from_millis(5) }.into();
         assert_eq!(e.sqlstate, "57014");

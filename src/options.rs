@@ -330,7 +330,7 @@ mod tests {
     fn bad_options_are_clear_errors() {
         let s = Settings::default();
         let e = AskOptions::parse(&json!({"bogus": 1}), &s).unwrap_err();
-        assert_eq!((e.sqlstate, e.message.as_str()), ("22023", "unknown option \"bogus\""));
+        assert_eq!((e.sqlstate.as_str(), e.message.as_str()), ("22023", "unknown option \"bogus\""));
         assert!(e.hint.unwrap().contains("max_probes"));
         // the old names are gone
         assert!(SelectOptions::parse(&json!({"gate": 0.5}), &s).is_err());

@@ -1,20 +1,19 @@
 //! nl2sql: natural-language questions to verified, read-only SQL, inside PostgreSQL.
 //!
-//! This crate is the extension: the SQL functions ([`api`]) and the two adapters that touch the
-//! world: [`spi`] for the database and [`llm`] for the model server. The reasoning itself lives in
-//! the `nl2sql-core` crate as pure Rust.
+//! This crate is adapters plus rendering. The decisions live in `nl2sql-core`; here:
+//! - [`api`]: the SQL functions (arguments, rows, NOTICEs, errors at the boundary: [`error`]);
+//! - [`spi`]: the database interface over SPI (the safe executor, the catalog, the instance
+//!   workspace, the value index, the audit log, the experts and examples);
+//! - [`model`]: the model interface over the HTTP client;
+//! - [`settings`]: the `nl2sql.*` settings, which supply every option's default.
 
 use pgrx::prelude::*;
 
 pub mod api;
-pub mod ask;
-pub mod errors;
-pub mod feedback;
-pub mod gucs;
-pub mod llm;
-pub mod select;
+pub mod error;
+pub mod model;
+pub mod settings;
 pub mod spi;
-pub mod values;
 
 pgrx::pg_module_magic!();
 
@@ -22,7 +21,7 @@ extension_sql_file!("../../sql/nl2sql.sql", name = "catalog", bootstrap);
 
 #[pg_guard]
 pub extern "C-unwind" fn _PG_init() {
-    gucs::init();
+    settings::init();
 }
 
 /// The integration tests, in `pgrx-tests/`, run inside the pgrx test cluster.

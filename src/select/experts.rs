@@ -30,6 +30,24 @@ pub fn penalise(weights: &mut BTreeMap<String, f64>, mistaken: &[String], eps: f
     }
 }
 
+/// Which experts a verdict shows mistaken. Each expert is judged by its first candidate's answer
+/// (`None`: it did not run): against a result known to be right, a different answer is a mistake;
+/// against a result known to be wrong, the same answer is. Returns (judged, mistaken).
+pub fn mistaken(candidates: &[(String, Option<super::answer::Answer>)], reference: &super::answer::Answer, reference_is_right: bool) -> (Vec<String>, Vec<String>) {
+    let (mut judged, mut mistaken): (Vec<String>, Vec<String>) = (Vec::new(), Vec::new());
+    for (expert, answer) in candidates {
+        if judged.contains(expert) {
+            continue;
+        }
+        let agrees = answer.as_ref().is_some_and(|a| super::answer::same(a, reference));
+        judged.push(expert.clone());
+        if agrees != reference_is_right {
+            mistaken.push(expert.clone());
+        }
+    }
+    (judged, mistaken)
+}
+
 /// Weighted confidence of each cluster: the weight of the distinct experts among its members over
 /// the weight of every expert whose candidate ran. Candidates without an expert count as weight 1
 /// each (their own expert).
@@ -107,6 +125,17 @@ pub fn unit(seed: u64) -> f64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_verdict_judges_each_expert_by_its_first_answer() {
+        use crate::select::answer::{Answer, RowSemantics};
+        let a = |v: i64| Some(Answer::new(&[vec![serde_json::json!(v)]], false, RowSemantics::Set));
+        let candidates = vec![("x".to_string(), a(1)), ("y".to_string(), a(2)), ("x".to_string(), a(2)), ("z".to_string(), None)];
+        let reference = a(1).unwrap();
+        assert_eq!(mistaken(&candidates, &reference, true), (vec!["x".into(), "y".into(), "z".into()], vec!["y".into(), "z".into()]));
+        // the chosen result was wrong: agreeing with it is the mistake
+        assert_eq!(mistaken(&candidates, &reference, false).1, vec!["x".to_string()]);
+    }
 
     #[test]
     fn epsilon_follows_the_mistake_bound_setting() {

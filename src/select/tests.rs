@@ -189,7 +189,7 @@ fn distinguish_shows_the_instance_or_the_agreement() {
     // the instance rows are read back by ctid through the executor
     assert!(db.ran.iter().any(|s| s.contains("ctid = ANY")), "{:?}", db.ran);
     let e = distinguish(&mut db, &catalog, "DELETE FROM books", DEAR, &opts).unwrap_err();
-    assert_eq!((e.sqlstate, e.message.as_str()), ("25006", "query A is refused: only read-only queries are accepted, got DELETE"));
+    assert_eq!((e.sqlstate.as_str(), e.message.as_str()), ("25006", "query A is refused: only read-only queries are accepted, got DELETE"));
     let mut db = db_failing_b();
     let e = distinguish(&mut db, &catalog, CHEAP, "SELECT nosuch FROM books", &opts).unwrap_err();
     assert!(e.message.starts_with("query B failed on the database: column \"nosuch\" does not exist"), "{}", e.message);

@@ -2,6 +2,7 @@
 //! comments and row estimates, and the foreign keys between them, in one SPI query per call.
 
 use nl2sql_core::catalog::{Catalog, Column, ForeignKey, RelKind, RelName, Table};
+use nl2sql_core::error::{Error, Result};
 use pgrx::prelude::*;
 use pgrx::JsonB;
 use serde_json::Value;
@@ -62,13 +63,14 @@ SELECT jsonb_build_object(
     WHERE con.contype = 'f' AND con.conparentid = 0), '[]'))
 "#;
 
-/// Read the catalog as the current user sees it.
-pub fn read() -> Catalog {
-    let doc = Spi::get_one::<JsonB>(CATALOG_QUERY)
-        .unwrap_or_else(|e| crate::errors::raise("XX000", format!("reading the catalog failed: {e}"), None))
+/// Read the catalog as the current user sees it (a read-only SPI connection, so it works on a
+/// standby too).
+pub fn read() -> Result<Catalog> {
+    let doc = Spi::connect(|c| c.select(CATALOG_QUERY, None, &[])?.first().get_one::<JsonB>())
+        .map_err(|e| Error::internal(format!("reading the catalog failed: {e}")))?
         .map(|j| j.0)
         .unwrap_or(Value::Null);
-    from_document(&doc)
+    Ok(from_document(&doc))
 }
 
 fn strings(v: &Value) -> Vec<String> {

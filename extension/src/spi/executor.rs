@@ -24,7 +24,7 @@ use pgrx::pg_sys::{self, PgTryBuilder};
 use pgrx::prelude::*;
 use serde_json::Value;
 
-use crate::errors::sqlstate_text;
+use crate::error::sqlstate_text;
 
 /// How to run one query.
 #[derive(Debug, Clone)]
@@ -37,13 +37,13 @@ pub struct ExecOptions {
 
 impl ExecOptions {
     /// The settings in force, with the caller's row bound (capped by `nl2sql.max_rows_limit`).
-    pub fn from_settings(max_rows: i32) -> Self {
-        let limit = crate::gucs::MAX_ROWS_LIMIT.get().max(0) as usize;
+    pub fn from_settings(max_rows: usize) -> Self {
+        use crate::settings::*;
         ExecOptions {
-            max_rows: (max_rows.max(0) as usize).min(limit),
-            max_bytes: crate::gucs::MAX_RESULT_BYTES.get().max(0) as usize,
-            timeout_ms: crate::gucs::STATEMENT_TIMEOUT_MS.get().max(1),
-            role: crate::gucs::text(&crate::gucs::EXECUTION_ROLE),
+            max_rows: max_rows.min(MAX_ROWS_LIMIT.get().max(0) as usize),
+            max_bytes: MAX_RESULT_BYTES.get().max(0) as usize,
+            timeout_ms: STATEMENT_TIMEOUT_MS.get().max(1),
+            role: text(&EXECUTION_ROLE),
         }
     }
 }
@@ -73,8 +73,14 @@ enum Mode {
 
 // --- the backend timer -------------------------------------------------------------------------
 
-/// `USER_TIMEOUT` of PostgreSQL 15's `TimeoutId` enum (utils/timeout.h), which pgrx does not bind.
-const USER_TIMEOUT: i32 = 12;
+/// `USER_TIMEOUT` of the server's `TimeoutId` enum, which pgrx does not bind: read from the
+/// server's `utils/timeout.h` when the extension is built (build.rs).
+const USER_TIMEOUT: i32 = {
+    match i32::from_str_radix(env!("NL2SQL_USER_TIMEOUT"), 10) {
+        Ok(v) => v,
+        Err(_) => panic!("NL2SQL_USER_TIMEOUT is not a number"),
+    }
+};
 
 extern "C-unwind" {
     fn RegisterTimeout(id: i32, handler: Option<unsafe extern "C-unwind" fn()>) -> i32;
@@ -123,7 +129,6 @@ fn run_in_subtransaction(sql: &str, opts: &ExecOptions, mode: Mode) -> Outcome {
     TIMED_OUT.store(false, Ordering::SeqCst);
 
     let sub = super::subtransaction::RolledBack::begin();
-    let restore = || sub.rollback();
 
     let outcome = PgTryBuilder::new(|| {
         let result = fetch(sql, opts, timer, started, mode);
@@ -135,7 +140,7 @@ fn run_in_subtransaction(sql: &str, opts: &ExecOptions, mode: Mode) -> Outcome {
         let report = match &caught {
             CaughtError::PostgresError(r) | CaughtError::ErrorReport(r) => r,
             CaughtError::RustPanic { .. } => {
-                restore();
+                sub.rollback();
                 caught.rethrow()
             }
         };
@@ -143,7 +148,7 @@ fn run_in_subtransaction(sql: &str, opts: &ExecOptions, mode: Mode) -> Outcome {
         let timed_out = sqlstate == "57014" && TIMED_OUT.load(Ordering::SeqCst);
         if sqlstate == "57014" && !timed_out {
             // the user's cancel or the caller's statement_timeout: not ours to swallow
-            restore();
+            sub.rollback();
             caught.rethrow()
         }
         let elapsed_ms = started.elapsed().as_secs_f64() * 1000.0;
@@ -168,7 +173,7 @@ fn run_in_subtransaction(sql: &str, opts: &ExecOptions, mode: Mode) -> Outcome {
         })
     })
     .execute();
-    restore();
+    sub.rollback();
     outcome
 }
 
@@ -187,18 +192,18 @@ fn fetch(sql: &str, opts: &ExecOptions, timer: i32, started: Instant, mode: Mode
                     None,
                     &[name.into(), value.into()],
                 )
-                .unwrap_or_else(|e| crate::errors::raise("XX000", format!("set_config({name}): {e}"), None));
+                .unwrap_or_else(|e| pgrx::error!("set_config({name}): {e}"));
         }
 
         unsafe { enable_timeout_after(timer, opts.timeout_ms) };
         let budget = ResultBudget { max_rows: opts.max_rows, max_bytes: opts.max_bytes };
         if mode == Mode::Explain {
-            let text = std::ffi::CString::new(sql).unwrap_or_else(|_| crate::errors::raise("22021", "SQL holds a NUL byte", None));
+            let text = std::ffi::CString::new(sql).unwrap_or_else(|_| pgrx::error!("SQL holds a NUL byte"));
             // SAFETY: connected to SPI; the tuple table lives until SPI_finish
             let (columns, rows) = unsafe {
                 let rc = pg_sys::SPI_execute(text.as_ptr(), false, 0);
                 if rc < 0 {
-                    crate::errors::raise("XX000", format!("SPI_execute failed ({rc})"), None);
+                    pgrx::error!("SPI_execute failed ({rc})");
                 }
                 read_tuptable(pg_sys::SPI_tuptable)
             };
@@ -212,13 +217,13 @@ fn fetch(sql: &str, opts: &ExecOptions, timer: i32, started: Instant, mode: Mode
         }
         let mut cursor = client
             .try_open_cursor(sql, &[])
-            .unwrap_or_else(|e| crate::errors::raise("XX000", format!("could not open a cursor: {e}"), None));
+            .unwrap_or_else(|e| pgrx::error!("could not open a cursor: {e}"));
         let mut builder: Option<ResultBuilder> = None;
         loop {
             let wanted = builder.as_ref().map_or(opts.max_rows + 1, ResultBuilder::wanted).clamp(1, 1000);
             let batch = cursor
                 .fetch(wanted as std::ffi::c_long)
-                .unwrap_or_else(|e| crate::errors::raise("XX000", format!("fetch failed: {e}"), None));
+                .unwrap_or_else(|e| pgrx::error!("fetch failed: {e}"));
             let got = batch.len();
             // SAFETY: SPI_tuptable is the table `fetch` just filled; it lives until SPI_finish.
             let (columns, rows) = unsafe { read_tuptable(pg_sys::SPI_tuptable) };

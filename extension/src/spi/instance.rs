@@ -83,28 +83,26 @@ pub fn with_instance_space<R>(
     relations: &[RelName],
     sides: [String; 2],
     opts: &ExecOptions,
-    f: impl FnOnce(&mut SpiWorkspace) -> R,
-) -> R {
+    f: impl FnOnce(&mut SpiWorkspace) -> Result<R, String>,
+) -> Result<R, String> {
     let sub = super::subtransaction::RolledBack::begin();
-    let restore = || sub.rollback();
     let mut ws = SpiWorkspace { relations, sides, opts: opts.clone() };
     let result = PgTryBuilder::new(std::panic::AssertUnwindSafe(|| {
         if let Some(role) = opts.role.as_deref() {
             Spi::get_one_with_args::<String>("SELECT pg_catalog.set_config('role', $1, true)", &[role.into()])
-                .unwrap_or_else(|e| crate::errors::raise("XX000", format!("set_config(role): {e}"), None));
+                .map_err(|e| format!("set_config(role): {e}"))?;
         }
         for (i, rel) in relations.iter().enumerate() {
-            Spi::run(&format!("CREATE TEMP TABLE {} (LIKE {rel} INCLUDING INDEXES)", instance_table(i))).unwrap_or_else(|e| {
-                crate::errors::raise("XX000", format!("could not create an instance table for {rel}: {e}"), None)
-            });
+            Spi::run(&format!("CREATE TEMP TABLE {} (LIKE {rel} INCLUDING INDEXES)", instance_table(i)))
+                .map_err(|e| format!("could not create an instance table for {rel}: {e}"))?;
         }
         f(&mut ws)
     }))
     .catch_others(|caught| {
-        restore();
+        sub.rollback();
         caught.rethrow()
     })
     .execute();
-    restore();
+    sub.rollback();
     result
 }

@@ -4,11 +4,18 @@
 use pgrx::pg_sys::{self, PgTryBuilder};
 use pgrx::prelude::*;
 
-pub fn extension_owner() -> pg_sys::Oid {
-    Spi::get_one::<pg_sys::Oid>("SELECT extowner FROM pg_catalog.pg_extension WHERE extname = 'nl2sql'")
-        .ok()
-        .flatten()
-        .unwrap_or_else(|| crate::errors::raise("55000", "extension nl2sql is not installed in this database", None))
+use nl2sql_core::error::{Error, Kind, Result};
+
+/// The role that owns the extension (and so nl2sql's own tables).
+pub fn extension_owner() -> Result<pg_sys::Oid> {
+    Spi::connect(|c| {
+        c.select("SELECT extowner FROM pg_catalog.pg_extension WHERE extname = 'nl2sql'", None, &[])?
+            .first()
+            .get_one::<pg_sys::Oid>()
+    })
+    .ok()
+    .flatten()
+    .ok_or_else(|| Error::new(Kind::ObjectState, "extension nl2sql is not installed in this database"))
 }
 
 /// Run `f` with the extension owner's privileges, restoring the caller's in every case.

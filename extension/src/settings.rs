@@ -1,4 +1,6 @@
-//! The `nl2sql.*` settings. Every one is documented in docs/configuration.md.
+//! The `nl2sql.*` settings: their definitions, and [`defaults`], the one place where the settings
+//! in force become the defaults of every per-call option (an option has its setting's name).
+//! Every setting is documented in docs/configuration.md.
 //!
 //! The API key is deliberately not a setting: settings can be read back (`SHOW`, `pg_settings`,
 //! `pg_read_all_settings`) and appear in logs when set. It is read from the file named by
@@ -22,6 +24,7 @@ pub static LLM_RETRIES: GucSetting<i32> = GucSetting::<i32>::new(2);
 pub static LLM_CONCURRENCY: GucSetting<i32> = GucSetting::<i32>::new(2);
 pub static LLM_REQUEST_EXTRA: GucSetting<Option<CString>> = GucSetting::<Option<CString>>::new(None);
 pub static STATEMENT_TIMEOUT_MS: GucSetting<i32> = GucSetting::<i32>::new(5_000);
+pub static MAX_ROWS: GucSetting<i32> = GucSetting::<i32>::new(10_000);
 pub static MAX_ROWS_LIMIT: GucSetting<i32> = GucSetting::<i32>::new(10_000);
 pub static MAX_RESULT_BYTES: GucSetting<i32> = GucSetting::<i32>::new(1 << 20);
 pub static EXECUTION_ROLE: GucSetting<Option<CString>> = GucSetting::<Option<CString>>::new(None);
@@ -124,6 +127,16 @@ pub fn init() {
         86_400_000,
         GucContext::Userset,
         GucFlags::UNIT_MS,
+    );
+    GucRegistry::define_int_guc(
+        c"nl2sql.max_rows",
+        c"Rows a call returns or reads per query unless its max_rows option says otherwise.",
+        c"Never more than nl2sql.max_rows_limit.",
+        &MAX_ROWS,
+        0,
+        1_000_000,
+        GucContext::Userset,
+        GucFlags::default(),
     );
     GucRegistry::define_int_guc(
         c"nl2sql.max_rows_limit",
@@ -259,4 +272,30 @@ pub fn text(setting: &GucSetting<Option<CString>>) -> Option<String> {
         .get()
         .map(|c| c.to_string_lossy().trim().to_string())
         .filter(|s| !s.is_empty())
+}
+
+/// The settings in force, as the defaults of every per-call option.
+pub fn defaults() -> nl2sql_core::options::Settings {
+    let count = |v: i32| v.max(0) as usize;
+    nl2sql_core::options::Settings {
+        llm_model: text(&LLM_MODEL).unwrap_or_default(),
+        max_probes: count(MAX_PROBES.get()),
+        max_repairs: count(MAX_REPAIRS.get()),
+        probe_rows: count(PROBE_ROWS.get()),
+        schema_token_budget: count(SCHEMA_TOKEN_BUDGET.get()),
+        temperature: TEMPERATURE.get() as f32,
+        max_rows: count(MAX_ROWS.get()).min(count(MAX_ROWS_LIMIT.get())),
+        select_gate: SELECT_GATE.get(),
+        select_max_pairs: count(SELECT_MAX_PAIRS.get()),
+        instance_time_ms: INSTANCE_TIME_MS.get().max(1) as u64,
+    }
+}
+
+/// What the audit log records of the server's limits beside a call's options.
+pub fn limits_json() -> serde_json::Value {
+    serde_json::json!({
+        "statement_timeout_ms": STATEMENT_TIMEOUT_MS.get(),
+        "max_rows_limit": MAX_ROWS_LIMIT.get(),
+        "execution_role": text(&EXECUTION_ROLE),
+    })
 }

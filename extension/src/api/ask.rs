@@ -1,0 +1,154 @@
+//! The ask pipeline's SQL face: `nl2sql`, `nl2sql_run`, `nl2sql_execute`, `nl2sql_explain`, and
+//! `nl2sql_verify`, the checklist without a model.
+
+use nl2sql_core::ask::{self, Explanation, Question};
+use nl2sql_core::checks::Severity;
+use nl2sql_core::constraints::{self, facts};
+use nl2sql_core::error::{Error, Kind, Result};
+use nl2sql_core::options::AskOptions;
+use nl2sql_core::result::Outcome;
+use pgrx::prelude::*;
+use pgrx::JsonB;
+use serde_json::Value;
+
+use crate::error::{required, IntoSql};
+use pgrx::pg_sys::panic::ErrorReport;
+use crate::model::EndpointModel;
+use crate::settings;
+use crate::spi::audit::{self, Audit, Finish};
+use crate::spi::database::SpiDatabase;
+use crate::spi::{catalog, executor};
+
+const QUESTION_HINT: &str = "Pass a question in words.";
+
+/// One audited run of the pipeline.
+fn run(function: &'static str, question: Option<&str>, evidence: Option<&str>, options: Option<JsonB>) -> Result<(Option<i64>, Explanation, AskOptions)> {
+    let question = required(question, "the question", QUESTION_HINT)?;
+    let opts = AskOptions::parse(&options.map(|j| j.0).unwrap_or(Value::Null), &settings::defaults())?;
+    let mut model = EndpointModel::from_settings(Some(&opts.llm_model))?;
+    let mut recorded = opts.effective();
+    recorded["endpoint"] = model.shown_endpoint().into();
+    recorded["limits"] = settings::limits_json();
+    let mut audit = Audit::begin(function, Some(question), evidence, recorded)?;
+    let e = ask::ask(&mut SpiDatabase, &mut model, &mut audit, Question { text: question, evidence }, &opts)?;
+    let run_id = audit.run_id();
+    audit.finish(Finish {
+        status: e.status().as_str().into(),
+        error: (!e.verified).then(|| e.steps.last().map(|s| s.detail.clone()).unwrap_or_default()),
+        chosen_sql: Some(e.chosen_sql.clone()),
+        usage: e.usage,
+        llm_calls: e.llm_calls,
+    })?;
+    let verdict = if e.verified { "verified" } else { "unverified" };
+    match run_id {
+        Some(id) => pgrx::notice!("nl2sql run {id}: {verdict} (SELECT * FROM nl2sql_explain({id}) shows why)"),
+        None => pgrx::notice!("nl2sql: {verdict} (audit is off)"),
+    }
+    Ok((run_id, e, opts))
+}
+
+/// Answer a question with SQL, ready for psql's `\gexec`. The run is in the audit log; a NOTICE
+/// gives its id.
+#[pg_extern(volatile, parallel_unsafe)]
+fn nl2sql(question: Option<&str>, evidence: default!(Option<&str>, "NULL"), options: default!(Option<JsonB>, "'{}'")) -> std::result::Result<String, ErrorReport> {
+    Ok(run("nl2sql", question, evidence, options).sql()?.1.chosen_sql)
+}
+
+type StepRow = (Option<i64>, i32, String, String, String, Option<String>, Option<JsonB>);
+
+/// The same work as `nl2sql`, returned as its explanation: one row per step, the last one the
+/// chosen SQL.
+#[pg_extern(volatile, parallel_unsafe)]
+#[allow(clippy::type_complexity)]
+fn nl2sql_run(
+    question: Option<&str>,
+    evidence: default!(Option<&str>, "NULL"),
+    options: default!(Option<JsonB>, "'{}'"),
+) -> std::result::Result<TableIterator<'static, (
+    name!(run_id, Option<i64>),
+    name!(step, i32),
+    name!(stage, String),
+    name!(status, String),
+    name!(detail, String),
+    name!(sql, Option<String>),
+    name!(data, Option<JsonB>),
+)>, ErrorReport> {
+    let (run_id, e, _) = run("nl2sql_run", question, evidence, options).sql()?;
+    let rows: Vec<StepRow> = e
+        .steps
+        .into_iter()
+        .map(|s| (run_id, s.number, s.stage.as_str().to_string(), s.status.as_str().to_string(), s.detail, s.sql, Some(JsonB(s.data))))
+        .collect();
+    Ok(TableIterator::new(rows))
+}
+
+/// The explanation of a past run, from the audit log.
+#[pg_extern(stable, parallel_safe)]
+#[allow(clippy::type_complexity)]
+fn nl2sql_explain(run_id: Option<i64>) -> std::result::Result<TableIterator<'static, (
+    name!(run_id, Option<i64>),
+    name!(step, i32),
+    name!(stage, String),
+    name!(status, String),
+    name!(detail, String),
+    name!(sql, Option<String>),
+    name!(data, Option<JsonB>),
+)>, ErrorReport> {
+    let run_id = required(run_id, "run_id", "Pass the id of a run (nl2sql.runs).").sql()?;
+    let steps = audit::steps_of(run_id).sql()?;
+    let rows: Vec<StepRow> = steps.into_iter().map(|s| (Some(run_id), s.step, s.stage, s.status, s.detail, s.sql, Some(JsonB(s.data)))).collect();
+    Ok(TableIterator::new(rows))
+}
+
+/// Answer a question and return the chosen SQL's rows (one jsonb object per row) through the
+/// safe executor: for tools that can only call a function.
+#[pg_extern(volatile, parallel_unsafe)]
+fn nl2sql_execute(
+    question: Option<&str>,
+    evidence: default!(Option<&str>, "NULL"),
+    options: default!(Option<JsonB>, "'{}'"),
+) -> std::result::Result<SetOfIterator<'static, JsonB>, ErrorReport> {
+    let (_, e, opts) = run("nl2sql_execute", question, evidence, options).sql()?;
+    let outcome = executor::run(&e.chosen_sql, &executor::ExecOptions::from_settings(opts.max_rows)).map_err(Error::from).sql()?;
+    match outcome {
+        Outcome::Failed(f) => {
+            Err(Error::reported(&f.sqlstate, format!("the chosen SQL failed: {}", f.message), f.hint)).sql()
+        }
+        Outcome::Rows(r) => Ok(SetOfIterator::new(r.objects().into_iter().map(JsonB))),
+    }
+}
+
+/// The checklist of one SQL for one question, without any model: what the question requires, the
+/// phrase that says so, and whether the SQL's syntax tree satisfies it; then the checker chain
+/// (`check:<name>` rows), which reads the catalog and, for the time and null_order checkers, a
+/// little stored data, as the caller.
+#[pg_extern(volatile, parallel_unsafe)]
+#[allow(clippy::type_complexity)]
+fn nl2sql_verify(
+    question: Option<&str>,
+    sql: Option<&str>,
+) -> std::result::Result<TableIterator<'static, (name!(requirement, String), name!(source_phrase, String), name!(satisfied, bool), name!(message, String))>, ErrorReport> {
+    let question = required(question, "the question", QUESTION_HINT).sql()?;
+    let sql = required(sql, "sql", "Pass the SQL to check.").sql()?;
+    let f = facts::facts_of(sql, facts::SqlDialect::Postgres)
+        .map_err(|e| Error::new(Kind::Syntax, format!("SQL could not be parsed: {e}")))
+        .sql()?;
+    let verdicts = constraints::verify_all(&constraints::extract(question, None), &f);
+    let mut rows: Vec<(String, String, bool, String)> = verdicts
+        .into_iter()
+        .map(|v| {
+            let message = if v.satisfied { "satisfied".to_string() } else { v.message.clone() };
+            (v.constraint.name().to_string(), v.constraint.phrase.clone(), v.satisfied, message)
+        })
+        .collect();
+    // the checker chain: a repair directive is a failed row, a note a satisfied one that says so
+    if let Ok(checked) = nl2sql_core::sql::check_query(sql) {
+        let catalog = catalog::read().sql()?;
+        let (findings, _) = nl2sql_core::ask::verify::run_checkers(&mut SpiDatabase, &checked.query, &catalog, question);
+        rows.extend(findings.into_iter().map(|f| {
+            let repair = f.severity == Severity::Repair;
+            (format!("check:{}", f.checker), String::new(), !repair, if repair { f.message } else { format!("note: {}", f.message) })
+        }));
+    }
+    Ok(TableIterator::new(rows))
+}
