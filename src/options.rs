@@ -136,6 +136,8 @@ pub struct AskOptions {
     pub seed: Option<u64>,
     pub probe: bool,
     pub verify: bool,
+    /// Repair by rewrite on the syntax tree, before the model (`ask::fix`).
+    pub fix: bool,
     pub repair: bool,
     /// Look the question's values up in the value index.
     pub values: bool,
@@ -159,7 +161,7 @@ pub struct AskOptions {
 
 const ASK_KEYS: &[&str] = &[
     "llm_model", "max_probes", "max_repairs", "probe_rows", "schema_token_budget", "temperature", "seed", "probe",
-    "verify", "repair", "refine", "values", "value_keywords", "two_round", "generators", "samples", "select", "max_rows",
+    "verify", "fix", "repair", "refine", "values", "value_keywords", "two_round", "generators", "samples", "select", "max_rows",
 ];
 
 const GENERATORS_WANTED: &str = "a non-empty array of \"direct\", \"skeleton\", \"decompose\", \"few_shot\"";
@@ -180,6 +182,7 @@ impl AskOptions {
             },
             probe: r.flag("probe", true)?,
             verify: r.flag("verify", true)?,
+            fix: r.flag("fix", true)?,
             repair: r.flag("repair", true)?,
             values: r.flag("values", true)?,
             value_keywords: r.flag("value_keywords", false)?,
@@ -217,6 +220,7 @@ impl AskOptions {
             "max_probes": if self.probe { self.max_probes } else { 0 },
             "max_repairs": if self.repair && self.verify { self.max_repairs } else { 0 },
             "verify": self.verify,
+            "fix": self.fix && self.verify,
             "values": self.values,
             "refine": self.refine && self.verify,
             "value_keywords": self.values && self.value_keywords,

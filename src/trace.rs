@@ -23,6 +23,8 @@ pub enum Stage {
     Generate,
     Candidates,
     Verify,
+    /// A mechanical repair on the syntax tree, without the model.
+    Fix,
     Repair,
     Refine,
     /// Selection: every candidate run on the database.
@@ -75,6 +77,7 @@ impl Stage {
             Stage::Generate => "generate",
             Stage::Candidates => "candidates",
             Stage::Verify => "verify",
+            Stage::Fix => "fix",
             Stage::Repair => "repair",
             Stage::Refine => "refine",
             Stage::Execute => "execute",

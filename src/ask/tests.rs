@@ -455,3 +455,41 @@ fn errors_of_the_question_and_the_catalog() {
     assert_eq!(e.sqlstate, "42501");
     assert!(model.requests.is_empty());
 }
+
+// --- repair by rewrite --------------------------------------------------------------------------
+
+#[test]
+fn a_mechanical_fix_is_kept_without_asking_the_model() {
+    // the demo's failure: order_id qualified with the customers alias
+    let wrong = "SELECT COUNT(T1.order_id) FROM customers AS T1 JOIN orders AS T2 ON T1.customer_id = T2.customer_id WHERE T1.city = 'Paris'";
+    let mut db = ScriptedDb::bookshop().plan_fails("T1.order_id", "column t1.order_id does not exist");
+    let mut model = ScriptedModel::new(vec![sql_reply(wrong)]);
+    let e = run(&mut db, &mut model, "How many orders did customers from Paris place?", json!({"probe": false})).unwrap();
+    assert_eq!(stages(&e)[5..], [("verify", "error"), ("fix", "ok"), ("chosen", "ok")]);
+    assert!(e.chosen_sql.contains("COUNT(T2.order_id)"), "{}", e.chosen_sql);
+    assert_eq!(model.requests.len(), 1, "no repair was asked of the model");
+    let fix = e.steps.iter().find(|s| s.stage == Stage::Fix).unwrap();
+    assert_eq!(fix.data["fix"], json!("alias"));
+    // a probe's LIMIT copied into the answer
+    let mut model = ScriptedModel::new(vec![sql_reply("SELECT name FROM authors WHERE country = 'Nigeria' LIMIT 5")]);
+    let e = run(&mut ScriptedDb::bookshop(), &mut model, "Which authors are from Nigeria?", json!({"probe": false})).unwrap();
+    assert_eq!(stages(&e)[5..], [("verify", "violations"), ("fix", "ok"), ("chosen", "ok")]);
+    assert_eq!(e.chosen_sql, "SELECT name FROM authors WHERE country = 'Nigeria'");
+}
+
+#[test]
+fn a_fix_that_does_not_help_is_not_kept_and_the_model_repairs() {
+    let wrong = "SELECT T1.order_id FROM customers AS T1 JOIN orders AS T2 ON T1.customer_id = T2.customer_id";
+    let right = "SELECT T2.order_id FROM orders AS T2";
+    // every query naming order_id with a join fails to plan here, the fixed one too
+    let mut db = ScriptedDb::bookshop().plan_fails("order_id FROM customers", "scripted failure");
+    let mut model = ScriptedModel::new(vec![sql_reply(wrong), sql_reply(right)]);
+    let e = run(&mut db, &mut model, "List the order ids.", json!({"probe": false})).unwrap();
+    assert_eq!(stages(&e)[5..], [("verify", "error"), ("fix", "kept"), ("repair", "ok"), ("chosen", "ok")]);
+    assert_eq!(e.chosen_sql, right);
+    // with fixes off the model is asked at once
+    let mut db = ScriptedDb::bookshop().plan_fails("T1.order_id", "column t1.order_id does not exist");
+    let mut model = ScriptedModel::new(vec![sql_reply(wrong), sql_reply(right)]);
+    let e = run(&mut db, &mut model, "List the order ids.", json!({"probe": false, "fix": false})).unwrap();
+    assert_eq!(stages(&e)[5..], [("verify", "error"), ("repair", "ok"), ("chosen", "ok")]);
+}

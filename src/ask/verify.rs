@@ -8,6 +8,7 @@ use serde_json::{json, Value};
 use sqlparser::ast::Query;
 
 use super::pipeline::Ask;
+use super::fix;
 use super::prompts;
 use super::repair::{accept_refinement, judge, schema_hints, Attempt, Judgement, EMPTY_RESULT};
 use crate::catalog::{quote_ident, Catalog};
@@ -25,6 +26,9 @@ const STORED_VALUES: usize = 20;
 
 /// Rows a verification run reads.
 const VERIFY_ROWS: usize = 5;
+
+/// Rounds of mechanical fixes on one query (each round keeps at most one fix).
+const FIX_ROUNDS: usize = 3;
 
 /// The checker chain on a query. Two checkers judge by the data, read through the executor as
 /// the caller (a column the caller cannot read is not in their catalog, so never judged): `time`
@@ -175,7 +179,7 @@ impl<D: Database + ?Sized, M: Model + ?Sized> Ask<'_, '_, D, M> {
             detail.push_str(" (note: the result is empty)");
         }
         self.trace.step(Stage::Verify, first.status(), detail, Some(sql), first.data)?;
-        let (mut current, mut current_empty) = (first.attempt, first.empty);
+        let (mut current, mut current_empty) = self.fixes(first.attempt, first.empty)?;
         let mut repairs = 0;
         let mut earlier: Vec<String> = Vec::new();
         while !current.is_clean() && self.opts.repair && repairs < self.opts.max_repairs {
@@ -213,8 +217,7 @@ impl<D: Database + ?Sized, M: Model + ?Sized> Ask<'_, '_, D, M> {
                 Judgement::Regressed => next.attempt.better_than(&current),
             };
             if keep {
-                current = next.attempt;
-                current_empty = next.empty;
+                (current, current_empty) = self.fixes(next.attempt, next.empty)?;
             }
             if verdict != Judgement::Continue {
                 break;
@@ -226,6 +229,41 @@ impl<D: Database + ?Sized, M: Model + ?Sized> Ask<'_, '_, D, M> {
             }
         }
         Ok(current)
+    }
+
+    /// Mechanical repairs (`ask::fix`): each proposed fix is verified, and the first that runs
+    /// with fewer problems replaces the query; then the fixes of the new query, at most
+    /// [`FIX_ROUNDS`] rounds. Every fix tried is a `fix` step.
+    fn fixes(&mut self, mut current: Attempt, mut empty: bool) -> Result<(Attempt, bool)> {
+        if !self.opts.fix {
+            return Ok((current, empty));
+        }
+        for _ in 0..FIX_ROUNDS {
+            if current.is_clean() {
+                break;
+            }
+            let mut improved = false;
+            for f in fix::propose(&current, &self.catalog, &self.constraints) {
+                let fixed = self.verify(&f.sql);
+                let kept = fix::accept(&current, &fixed.attempt);
+                let detail = if kept {
+                    format!("{}; now: {}", f.what, fixed.summary())
+                } else {
+                    format!("{}: not kept ({})", f.what, fixed.summary())
+                };
+                let mut data = fixed.data.clone();
+                data["fix"] = f.name.into();
+                self.trace.step(Stage::Fix, if kept { Status::Ok } else { Status::Kept }, detail, Some(f.sql), data)?;
+                if kept {
+                    (current, empty, improved) = (fixed.attempt, fixed.empty, true);
+                    break;
+                }
+            }
+            if !improved {
+                break;
+            }
+        }
+        Ok((current, empty))
     }
 
     /// Execution-guided refinement of an empty result: one round with the directive and the

@@ -1,0 +1,272 @@
+//! Repair by rewrite: problems whose fix is mechanical are fixed on the syntax tree, without the
+//! model. Each fix is proposed only when its problem was found; the pipeline keeps a fixed query
+//! only if it plans, runs and has fewer problems ([`accept`]), and records it as a `fix` step.
+//!
+//! | fix | problem | rewrite |
+//! |---|---|---|
+//! | `alias` | a column qualified with an alias whose table lacks it (`T1.order_id`, `order_id` in `T2`'s table) | the alias of the one table in scope that has it; only in a query with one scope (no subqueries), and only when exactly one table in scope has the column |
+//! | `limit` | a LIMIT the question does not ask for (`all_rows`), or one without ORDER BY | the outer LIMIT removed |
+//! | `top_k` | "top k" asked, the query ranks (ORDER BY) but has no LIMIT | `LIMIT k` |
+//! | `nulls_last` | `null_order`: a nullable column ranked DESC holds NULLs, which PostgreSQL sorts first | `NULLS LAST` on the DESC keys without a NULLS clause |
+//! | `group_by` | PostgreSQL: a column "must appear in the GROUP BY clause" | the column added to the GROUP BY |
+
+use std::collections::BTreeMap;
+use std::ops::ControlFlow;
+
+use sqlparser::ast::{
+    Expr, GroupByExpr, Ident, OrderByKind, OrderBySort, Query, SetExpr, TableFactor, TableWithJoins, Visit, VisitMut,
+    Visitor,
+};
+
+use super::repair::Attempt;
+use crate::catalog::{Catalog, Table};
+use crate::constraints::{Constraint, Kind};
+use crate::sql::check_query;
+
+/// A fixed query and what was fixed.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Fix {
+    /// `alias`, `limit`, `top_k`, `nulls_last`, `group_by`.
+    pub name: &'static str,
+    pub sql: String,
+    /// What was changed, in words.
+    pub what: String,
+}
+
+/// Whether a fixed query is kept: it runs and has fewer problems than the one it fixes.
+pub fn accept(current: &Attempt, fixed: &Attempt) -> bool {
+    !fixed.fails && fixed.problems.len() < current.problems.len()
+}
+
+/// The mechanical fixes of `current`'s problems, in the order they are tried; each applies to
+/// `current` alone.
+pub fn propose(current: &Attempt, catalog: &Catalog, constraints: &[Constraint]) -> Vec<Fix> {
+    let Ok(checked) = check_query(&current.sql) else { return vec![] };
+    let q = &checked.query;
+    let violated = |name: &str| current.violated.iter().any(|v| v == name);
+    let mut out = Vec::new();
+    let mut push = |name: &'static str, fixed: Option<(Query, String)>| {
+        if let Some((query, what)) = fixed {
+            out.push(Fix { name, sql: query.to_string(), what });
+        }
+    };
+    if current.fails {
+        push("alias", requalify(q, catalog));
+        if let Some(column) = current.problems.iter().find_map(|p| missing_from_group_by(p)) {
+            push("group_by", add_to_group_by(q, &column));
+        }
+    }
+    if violated("all_rows") || violated("limit_without_order") {
+        push("limit", drop_limit(q));
+    }
+    if violated("top_k") {
+        if let Some(k) = constraints.iter().find_map(|c| match c.kind {
+            Kind::TopK { k, .. } => Some(k),
+            _ => None,
+        }) {
+            push("top_k", add_limit(q, k));
+        }
+    }
+    if violated("check:null_order") {
+        push("nulls_last", nulls_last(q));
+    }
+    out
+}
+
+// --- alias -----------------------------------------------------------------------------------------
+
+/// The tables of one query block's FROM clause by the name a column qualifier uses (the alias, or
+/// the table's own name), lower-cased, with that name as written.
+fn scope<'a>(from: &[TableWithJoins], catalog: &'a Catalog) -> Option<BTreeMap<String, (Ident, &'a Table)>> {
+    let mut tables = BTreeMap::new();
+    for f in from {
+        for factor in std::iter::once(&f.relation).chain(f.joins.iter().map(|j| &j.relation)) {
+            let TableFactor::Table { name, alias, .. } = factor else { return None };
+            let parts: Vec<String> = name.0.iter().filter_map(|p| p.as_ident()).map(|i| i.value.to_lowercase()).collect();
+            let table = match parts.as_slice() {
+                [t] => catalog.resolve(None, t),
+                [s, t] => catalog.resolve(Some(s), t),
+                _ => None,
+            }?;
+            let written = alias.as_ref().map_or_else(|| Ident::new(&table.name.name), |a| a.name.clone());
+            tables.insert(written.value.to_lowercase(), (written, table));
+        }
+    }
+    Some(tables)
+}
+
+fn has_column(t: &Table, column: &str) -> bool {
+    t.columns.iter().any(|c| c.name.eq_ignore_ascii_case(column))
+}
+
+/// Counts the query blocks of a statement.
+struct Blocks(usize);
+
+impl Visitor for Blocks {
+    type Break = ();
+    fn pre_visit_query(&mut self, _q: &Query) -> ControlFlow<()> {
+        self.0 += 1;
+        ControlFlow::Continue(())
+    }
+}
+
+/// Requalify `q.c` where `q`'s table lacks `c` and exactly one table in scope has it.
+fn requalify(query: &Query, catalog: &Catalog) -> Option<(Query, String)> {
+    let mut blocks = Blocks(0);
+    let _ = query.visit(&mut blocks);
+    let SetExpr::Select(select) = query.body.as_ref() else { return None };
+    if blocks.0 != 1 {
+        return None;
+    }
+    let tables = scope(&select.from, catalog)?;
+    let mut fixed = query.clone();
+    let mut changes: Vec<String> = Vec::new();
+    let _ = VisitMut::visit(&mut fixed, &mut ExprRewriter(|e: &mut Expr| {
+        let Expr::CompoundIdentifier(parts) = e else { return };
+        let [qualifier, column] = parts.as_slice() else { return };
+        let Some((_, table)) = tables.get(&qualifier.value.to_lowercase()) else { return };
+        if has_column(table, &column.value) {
+            return;
+        }
+        let owners: Vec<&Ident> = tables.values().filter(|(_, t)| has_column(t, &column.value)).map(|(w, _)| w).collect();
+        if let [owner] = owners.as_slice() {
+            changes.push(format!("{}.{} → {owner}.{}", qualifier.value, column.value, column.value));
+            parts[0] = (*owner).clone();
+        }
+    }));
+    (!changes.is_empty()).then(|| (fixed, format!("a column qualified with the wrong table: {}", changes.join(", "))))
+}
+
+struct ExprRewriter<F>(F);
+
+impl<F: FnMut(&mut Expr)> sqlparser::ast::VisitorMut for ExprRewriter<F> {
+    type Break = ();
+    fn post_visit_expr(&mut self, e: &mut Expr) -> ControlFlow<()> {
+        (self.0)(e);
+        ControlFlow::Continue(())
+    }
+}
+
+// --- LIMIT -----------------------------------------------------------------------------------------
+
+fn drop_limit(query: &Query) -> Option<(Query, String)> {
+    let mut fixed = query.clone();
+    let removed = fixed.limit_clause.take().is_some() | fixed.fetch.take().is_some();
+    removed.then(|| (fixed, "the outer LIMIT removed: the question asks for every matching row".to_string()))
+}
+
+fn add_limit(query: &Query, k: u64) -> Option<(Query, String)> {
+    if query.order_by.is_none() || query.limit_clause.is_some() || query.fetch.is_some() {
+        return None;
+    }
+    let mut fixed = query.clone();
+    crate::sql::limit::impose_limit(&mut fixed, k);
+    Some((fixed, format!("LIMIT {k} added: the question asks for the top {k}")))
+}
+
+// --- NULLS LAST ------------------------------------------------------------------------------------
+
+fn nulls_last(query: &Query) -> Option<(Query, String)> {
+    let mut fixed = query.clone();
+    let Some(order) = fixed.order_by.as_mut() else { return None };
+    let OrderByKind::Expressions(exprs) = &mut order.kind else { return None };
+    let mut changed = Vec::new();
+    for e in exprs.iter_mut() {
+        if matches!(e.options.sort, Some(OrderBySort::Desc)) && e.options.nulls_first.is_none() {
+            e.options.nulls_first = Some(false);
+            changed.push(e.expr.to_string());
+        }
+    }
+    (!changed.is_empty()).then(|| (fixed, format!("NULLS LAST on {}: PostgreSQL sorts NULLs first in DESC order", changed.join(", "))))
+}
+
+// --- GROUP BY --------------------------------------------------------------------------------------
+
+/// The column of PostgreSQL's `column "t.name" must appear in the GROUP BY clause or be used in
+/// an aggregate function`.
+fn missing_from_group_by(problem: &str) -> Option<String> {
+    let (before, _) = problem.split_once("must appear in the GROUP BY clause")?;
+    let quoted = before.rsplit("column ").next()?.trim();
+    let column = quoted.trim_matches('"').trim();
+    (!column.is_empty() && column.chars().all(|c| c.is_alphanumeric() || c == '_' || c == '.')).then(|| column.to_string())
+}
+
+fn add_to_group_by(query: &Query, column: &str) -> Option<(Query, String)> {
+    let mut fixed = query.clone();
+    let SetExpr::Select(select) = fixed.body.as_mut() else { return None };
+    let GroupByExpr::Expressions(exprs, _) = &mut select.group_by else { return None };
+    if exprs.is_empty() {
+        return None;
+    }
+    let parts: Vec<Ident> = column.split('.').map(Ident::new).collect();
+    let expr = if parts.len() == 1 { Expr::Identifier(parts[0].clone()) } else { Expr::CompoundIdentifier(parts) };
+    exprs.push(expr);
+    Some((fixed, format!("{column} added to the GROUP BY: every selected column that is not aggregated must be grouped")))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::constraints::extract;
+    use crate::testing::bookshop;
+
+    fn attempt(sql: &str, violated: &[&str], problems: &[&str], fails: bool) -> Attempt {
+        Attempt {
+            sql: sql.into(),
+            violated: violated.iter().map(|v| v.to_string()).collect(),
+            problems: problems.iter().map(|p| p.to_string()).collect(),
+            fails,
+        }
+    }
+
+    fn fixes(a: &Attempt, question: &str) -> Vec<(&'static str, String)> {
+        propose(a, &bookshop(), &extract(question, None)).into_iter().map(|f| (f.name, f.sql)).collect()
+    }
+
+    #[test]
+    fn a_column_under_the_wrong_alias_moves_to_the_one_table_that_has_it() {
+        let sql = "SELECT COUNT(T1.order_id) FROM customers AS T1 JOIN orders AS T2 ON T1.customer_id = T2.customer_id WHERE T1.city = 'Paris'";
+        let a = attempt(sql, &[], &["PostgreSQL cannot plan it: column t1.order_id does not exist"], true);
+        assert_eq!(
+            fixes(&a, "How many orders did customers from Paris place?"),
+            [("alias", "SELECT COUNT(T2.order_id) FROM customers AS T1 JOIN orders AS T2 ON T1.customer_id = T2.customer_id WHERE T1.city = 'Paris'".to_string())]
+        );
+        // a column in no table, or in two, is not guessed; nor inside a subquery's scope
+        let neither = attempt("SELECT T1.isbn FROM authors AS T1 JOIN books AS T2 ON T1.author_id = T2.author_id", &[], &["x"], true);
+        assert!(fixes(&neither, "q").is_empty());
+        let ambiguous = attempt("SELECT T2.name FROM authors AS T1 JOIN customers AS T2 ON true JOIN books AS T3 ON true", &[], &["x"], true);
+        assert!(fixes(&ambiguous, "q").is_empty(), "name is in authors and customers");
+        let nested = attempt("SELECT T1.order_id FROM customers AS T1 WHERE T1.customer_id IN (SELECT customer_id FROM orders)", &[], &["x"], true);
+        assert!(fixes(&nested, "q").is_empty());
+        // a query that runs is never requalified
+        assert!(fixes(&attempt(sql, &[], &["x"], false), "q").is_empty());
+    }
+
+    #[test]
+    fn limits_are_removed_or_added_as_the_question_says() {
+        let a = attempt("SELECT name FROM authors WHERE country = 'Nigeria' LIMIT 5", &["limit_without_order"], &["x"], false);
+        assert_eq!(fixes(&a, "Which authors are from Nigeria?"), [("limit", "SELECT name FROM authors WHERE country = 'Nigeria'".to_string())]);
+        let a = attempt("SELECT title FROM books ORDER BY price DESC", &["top_k"], &["x"], false);
+        assert_eq!(fixes(&a, "What are the 3 most expensive books?"), [("top_k", "SELECT title FROM books ORDER BY price DESC LIMIT 3".to_string())]);
+        // without a ranking there is nothing mechanical to add
+        assert!(fixes(&attempt("SELECT title FROM books", &["top_k"], &["x"], false), "What are the 3 most expensive books?").is_empty());
+    }
+
+    #[test]
+    fn nulls_last_and_group_by() {
+        let a = attempt("SELECT title FROM books ORDER BY price DESC, title LIMIT 1", &["check:null_order"], &["x"], false);
+        assert_eq!(fixes(&a, "q")[0].1, "SELECT title FROM books ORDER BY price DESC NULLS LAST, title LIMIT 1");
+        let p = "running it failed: column \"books.title\" must appear in the GROUP BY clause or be used in an aggregate function";
+        assert_eq!(missing_from_group_by(p).as_deref(), Some("books.title"));
+        let a = attempt("SELECT books.title, count(*) FROM books GROUP BY books.book_id", &[], &[p], true);
+        assert_eq!(fixes(&a, "q"), [("group_by", "SELECT books.title, count(*) FROM books GROUP BY books.book_id, books.title".to_string())]);
+    }
+
+    #[test]
+    fn a_fix_is_kept_only_if_it_runs_with_fewer_problems() {
+        let failing = attempt("a", &[], &["p1"], true);
+        assert!(accept(&failing, &attempt("b", &[], &[], false)));
+        assert!(!accept(&failing, &attempt("b", &[], &["p2"], false)), "as many problems");
+        assert!(!accept(&attempt("a", &["x"], &["p1", "p2"], false), &attempt("b", &[], &[], true)), "fails");
+    }
+}
