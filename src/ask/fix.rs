@@ -9,6 +9,7 @@
 //! | `top_k` | "top k" asked, the query ranks (ORDER BY) but has no LIMIT | `LIMIT k` |
 //! | `nulls_last` | `null_order`: a nullable column ranked DESC holds NULLs, which PostgreSQL sorts first | `NULLS LAST` on the DESC keys without a NULLS clause |
 //! | `group_by` | PostgreSQL: a column "must appear in the GROUP BY clause" | the column added to the GROUP BY |
+//! | `direction` | a superlative against the ranking direction (`check:direction`) | the first ORDER BY key's direction reversed, or MAX and MIN swapped |
 
 use std::collections::BTreeMap;
 use std::ops::ControlFlow;
@@ -69,6 +70,9 @@ pub fn propose(current: &Attempt, catalog: &Catalog, constraints: &[Constraint])
     }
     if violated("check:null_order") {
         push("nulls_last", nulls_last(q));
+    }
+    if violated("check:direction") {
+        push("direction", reverse_direction(q));
     }
     out
 }
@@ -180,6 +184,39 @@ fn nulls_last(query: &Query) -> Option<(Query, String)> {
     (!changed.is_empty()).then(|| (fixed, format!("NULLS LAST on {}: PostgreSQL sorts NULLs first in DESC order", changed.join(", "))))
 }
 
+// --- direction -------------------------------------------------------------------------------------
+
+fn reverse_direction(query: &Query) -> Option<(Query, String)> {
+    let mut fixed = query.clone();
+    if let Some(order) = fixed.order_by.as_mut() {
+        let OrderByKind::Expressions(exprs) = &mut order.kind else { return None };
+        let first = exprs.first_mut()?;
+        let (sort, words) = match first.options.sort {
+            Some(OrderBySort::Desc) => (Some(OrderBySort::Asc), "DESC → ASC"),
+            Some(OrderBySort::Using(_)) => return None,
+            _ => (Some(OrderBySort::Desc), "ASC → DESC"),
+        };
+        first.options.sort = sort;
+        first.options.nulls_first = None;
+        let what = format!("ORDER BY {} {words}: the direction the question's superlative asks for", first.expr);
+        return Some((fixed, what));
+    }
+    let SetExpr::Select(select) = fixed.body.as_mut() else { return None };
+    let mut swapped = Vec::new();
+    for item in select.projection.iter_mut() {
+        let (sqlparser::ast::SelectItem::UnnamedExpr(Expr::Function(f)) | sqlparser::ast::SelectItem::ExprWithAlias { expr: Expr::Function(f), .. }) = item else { continue };
+        let name = f.name.to_string().to_lowercase();
+        let to = match name.as_str() {
+            "max" => "min",
+            "min" => "max",
+            _ => continue,
+        };
+        f.name = sqlparser::ast::ObjectName::from(vec![Ident::new(to.to_uppercase())]);
+        swapped.push(format!("{} → {}", name.to_uppercase(), to.to_uppercase()));
+    }
+    (swapped.len() == 1).then(|| (fixed, format!("{}: the extreme the question's superlative asks for", swapped[0])))
+}
+
 // --- GROUP BY --------------------------------------------------------------------------------------
 
 /// The column of PostgreSQL's `column "t.name" must appear in the GROUP BY clause or be used in
@@ -260,6 +297,16 @@ mod tests {
         assert_eq!(missing_from_group_by(p).as_deref(), Some("books.title"));
         let a = attempt("SELECT books.title, count(*) FROM books GROUP BY books.book_id", &[], &[p], true);
         assert_eq!(fixes(&a, "q"), [("group_by", "SELECT books.title, count(*) FROM books GROUP BY books.book_id, books.title".to_string())]);
+    }
+
+    #[test]
+    fn a_reversed_direction_is_flipped() {
+        let a = attempt("SELECT name FROM authors ORDER BY author_id ASC LIMIT 1", &["check:direction"], &["x"], false);
+        assert_eq!(fixes(&a, "q")[0].1, "SELECT name FROM authors ORDER BY author_id DESC LIMIT 1");
+        let a = attempt("SELECT name FROM authors ORDER BY author_id DESC NULLS LAST, name LIMIT 1", &["check:direction"], &["x"], false);
+        assert_eq!(fixes(&a, "q")[0].1, "SELECT name FROM authors ORDER BY author_id ASC, name LIMIT 1");
+        let a = attempt("SELECT max(price) FROM books", &["check:direction"], &["x"], false);
+        assert_eq!(fixes(&a, "q")[0].1, "SELECT MIN(price) FROM books");
     }
 
     #[test]

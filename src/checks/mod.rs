@@ -6,6 +6,7 @@
 //! |---|---|
 //! | `join` | `OR` or `IN` in a join condition; two tables joined on columns that are not their foreign key |
 //! | `order_by` | `ORDER BY` on a query that aggregates into one row (no `GROUP BY`) |
+//! | `direction` | a superlative ("highest", "cheapest", "oldest", "most recent") against the direction of the `ORDER BY … LIMIT` or `MAX`/`MIN`, reading the column's kind ("oldest" is the earliest birth date) ([`direction`]) |
 //! | `time` | a date literal in another layout than the text column stores its dates in ([`time`]) |
 //! | `select` | `SELECT *` when the question does not ask for every column; an `ORDER BY … LIMIT` ranking key selected though the question never names it |
 //! | `null_order` | `ORDER BY nullable_column DESC … LIMIT` without `NULLS LAST` (PostgreSQL sorts NULLs first there), unless the data read shows the column holds no NULL |
@@ -23,6 +24,7 @@ use sqlparser::ast::{
 
 use crate::catalog::{Catalog, RelName};
 
+pub mod direction;
 pub mod time;
 
 /// What the caller read of the data for the checkers that judge by it ([`needs`] says what).
@@ -337,6 +339,8 @@ pub fn check(query: &Query, catalog: &Catalog, question: &str, observed: &Observ
                 .into(),
         ));
     }
+    // 2b. the direction a superlative asks for, against the ranking or MAX/MIN
+    out.extend(direction::check(query, catalog, question));
     // 3. date literals against the stored layout
     out.extend(time::check(&time::comparisons(query, catalog), &observed.values));
     // 4. SELECT *
