@@ -12,6 +12,12 @@
 //! over the databases (every k-th question of each level in (db, id) order); questions whose gold
 //! has no trustworthy PostgreSQL result (`pg_ok_tie_tolerant` false) are excluded.
 //!
+//! Paired comparison: every configuration against the first one given (by default zero_shot), on
+//! the same questions: wins, losses, the mean difference of tie-tolerant correctness with a 95%
+//! interval (normal approximation of the paired differences), and the ratio of seconds per
+//! question. Raw per-question results (question, configuration, strict, tie-tolerant, seconds,
+//! SQL) go to `bench/results/ask_accuracy.jsonl` (or `$NL2SQL_BENCH_OUT`).
+//!
 //! Scoring as ../shared/data/README.md describes: prediction and gold run on the same database
 //! (through nl2sql_try); result multisets are compared, ordered when the gold orders its output,
 //! numbers with a relative tolerance of 1e-6, any column order. Tie-tolerant: also correct when the
@@ -38,6 +44,7 @@ const CONFIGS: &[(&str, &str, &str)] = &[
     ("no_probe", r#"{"probe": false}"#, ""),
     ("no_values", r#"{"values": false}"#, ""),
     ("no_verify", r#"{"verify": false}"#, ""),
+    ("no_fix", r#"{"fix": false}"#, ""),
     ("no_repair", r#"{"repair": false}"#, ""),
     ("no_refine", r#"{"refine": false}"#, ""),
     ("two_round", r#"{"two_round": true}"#, ""),
@@ -58,6 +65,15 @@ struct Tally {
     completion_tokens: i64,
     llm_calls: i64,
     seconds: f64,
+}
+
+/// One raw result line.
+#[allow(clippy::too_many_arguments)]
+fn record(out: &mut impl std::io::Write, q: &Value, config: &str, strict: bool, tie: bool, seconds: f64, sql: Option<&str>, error: Option<String>) {
+    let line = serde_json::json!({"question_id": q["question_id"], "db": q["db_id"], "difficulty": q["difficulty"], "config": config,
+        "strict": strict, "tie": tie, "seconds": seconds, "sql": sql, "error": error});
+    writeln!(out, "{line}").expect("write results");
+    out.flush().expect("flush results");
 }
 
 fn main() {
@@ -96,6 +112,14 @@ fn main() {
     );
     println!("{} questions ({per_level} per difficulty level), configs: {}", chosen.len(), configs.join(", "));
 
+    let out_path = std::env::var("NL2SQL_BENCH_OUT")
+        .unwrap_or_else(|_| format!("{}/bench/results/ask_accuracy.jsonl", env!("CARGO_MANIFEST_DIR")));
+    if let Some(d) = std::path::Path::new(&out_path).parent() {
+        std::fs::create_dir_all(d).expect("results directory");
+    }
+    let mut raw = std::io::BufWriter::new(std::fs::File::create(&out_path).expect("results file"));
+    // (question, config) → tie-tolerant correct, seconds
+    let mut paired: BTreeMap<(i64, &str), (bool, f64)> = BTreeMap::new();
     let mut tallies: BTreeMap<&str, Tally> = BTreeMap::new();
     let mut by_level: BTreeMap<(&str, String), (usize, usize)> = BTreeMap::new();
     let mut clients: BTreeMap<String, Client> = BTreeMap::new();
@@ -130,6 +154,8 @@ fn main() {
                 Err(e) => {
                     t.errors += 1;
                     println!("#{} {config}: error {e}", q["question_id"]);
+                    paired.insert((q["question_id"].as_i64().unwrap_or(0), config), (false, seconds));
+                    record(&mut raw, q, config, false, false, seconds, None, Some(e.to_string()));
                     continue;
                 }
             };
@@ -170,6 +196,8 @@ fn main() {
             t.strict += strict as usize;
             t.tie += tie as usize;
             level.1 += tie as usize;
+            paired.insert((q["question_id"].as_i64().unwrap_or(0), config), (tie, seconds));
+            record(&mut raw, q, config, strict, tie, seconds, Some(&sql), None);
             println!("#{} {config} {} {:.1}s {}", q["question_id"], if tie { "ok " } else { "BAD" }, seconds, sql.replace('\n', " "));
         }
     }
@@ -191,6 +219,37 @@ fn main() {
             t.seconds / n
         );
     }
+    if let Some((&base, others)) = configs.split_first() {
+        println!("\npaired against {base} (tie-tolerant, same questions):");
+        println!("| config | questions | wins | losses | difference | 95% interval | time ratio |");
+        println!("|---|---|---|---|---|---|---|");
+        for &config in others {
+            let pairs: Vec<((bool, f64), (bool, f64))> = paired
+                .iter()
+                .filter(|((_, c), _)| *c == config)
+                .filter_map(|((qid, _), v)| Some((*v, *paired.get(&(*qid, base))?)))
+                .collect();
+            let n = pairs.len();
+            if n == 0 {
+                continue;
+            }
+            let d: Vec<f64> = pairs.iter().map(|((a, _), (b, _))| *a as i32 as f64 - *b as i32 as f64).collect();
+            let mean = d.iter().sum::<f64>() / n as f64;
+            let var = if n > 1 { d.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / (n - 1) as f64 } else { 0.0 };
+            let half = 1.96 * (var / n as f64).sqrt();
+            let wins = d.iter().filter(|x| **x > 0.0).count();
+            let losses = d.iter().filter(|x| **x < 0.0).count();
+            let secs = |i: usize| pairs.iter().map(|p| if i == 0 { p.0 .1 } else { p.1 .1 }).sum::<f64>();
+            println!(
+                "| {config} | {n} | {wins} | {losses} | {:+.1} pts | [{:+.1}, {:+.1}] | {:.2}x |",
+                100.0 * mean,
+                100.0 * (mean - half),
+                100.0 * (mean + half),
+                secs(0) / secs(1).max(1e-9)
+            );
+        }
+    }
+    println!("raw results: {out_path}");
     println!("\nby difficulty (tie-tolerant correct / questions):");
     for ((config, level), (n, ok)) in &by_level {
         println!("  {config:<10} {level:<7} {ok}/{n}");

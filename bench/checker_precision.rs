@@ -4,6 +4,10 @@
 //!     bench/load_spider.sh                      # once: the databases, with the extension
 //!     cargo run --release --example checker_precision -- [DATA_DIR]
 //!
+//! Raw results, one JSON line per verified query (question id, gold or candidate system, whether
+//! the candidate is right, the findings), go to `bench/results/checker_precision.jsonl` (or
+//! `$NL2SQL_BENCH_OUT`), so two runs can be compared query by query.
+//!
 //! Every gold query and every candidate of the 8 published systems (../shared/data/spider/
 //! candidates.json) goes through `nl2sql_verify(question, sql)` on its database, which runs the
 //! constraints on the syntax tree and the checker chain (reading the catalog and, for the time
@@ -38,6 +42,12 @@ fn main() {
     .unwrap();
     println!("Benchmark 7: the checker chain and the constraints as detectors of wrong SQL ({} Spider questions)", questions.len());
     println!("command: cargo run --release --example checker_precision");
+    let out_path = std::env::var("NL2SQL_BENCH_OUT")
+        .unwrap_or_else(|_| format!("{}/bench/results/checker_precision.jsonl", env!("CARGO_MANIFEST_DIR")));
+    if let Some(dir) = std::path::Path::new(&out_path).parent() {
+        std::fs::create_dir_all(dir).expect("results directory");
+    }
+    let mut raw = std::io::BufWriter::new(std::fs::File::create(&out_path).expect("results file"));
     let mut clients = BTreeMap::new();
     let mut tallies: BTreeMap<String, Tally> = BTreeMap::new();
     let (mut golds, mut candidates, mut wrong, mut unparsed) = (0usize, 0usize, 0usize, 0usize);
@@ -61,8 +71,14 @@ fn main() {
                     names
                 })
         };
+        let mut record = |who: &Value, correct: Value, names: &[String]| {
+            use std::io::Write;
+            let line = serde_json::json!({"question_id": q["question_id"], "db": q["db_id"], "query": who, "correct": correct, "findings": names});
+            writeln!(raw, "{line}").expect("write results");
+        };
         match findings(q["gold_pg"].as_str().unwrap()) {
             Some(names) => {
+                record(&Value::from("gold"), Value::Bool(true), &names);
                 golds += 1;
                 for n in names {
                     let t = tallies.entry(n.clone()).or_default();
@@ -83,6 +99,7 @@ fn main() {
                 continue;
             };
             let is_wrong = c["correct"] != Value::Bool(true);
+            record(&c["system"], Value::Bool(!is_wrong), &names);
             candidates += 1;
             wrong += is_wrong as usize;
             if !names.is_empty() {
@@ -123,6 +140,7 @@ fn main() {
         pct(checks_flagged_wrong, wrong),
         pct(any_flagged_wrong, wrong)
     );
+    println!("raw results: {out_path}");
     println!("\nfirst gold queries flagged, per detector:");
     for (name, t) in &tallies {
         if !t.examples.is_empty() {
