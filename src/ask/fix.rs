@@ -9,6 +9,7 @@
 //! | `top_k` | "top k" asked, the query ranks (ORDER BY) but has no LIMIT | `LIMIT k` |
 //! | `nulls_last` | `null_order`: a nullable column ranked DESC holds NULLs, which PostgreSQL sorts first | `NULLS LAST` on the DESC keys without a NULLS clause |
 //! | `group_by` | PostgreSQL: a column "must appear in the GROUP BY clause" | the column added to the GROUP BY |
+//! | `fan_out` | a count a one-to-many join inflates, shown by the data (`check:fan_out`) | `COUNT(DISTINCT <key>)` of the counted table |
 //! | `direction` | a superlative against the ranking direction (`check:direction`) | the first ORDER BY key's direction reversed, or MAX and MIN swapped |
 
 use std::collections::BTreeMap;
@@ -41,7 +42,7 @@ pub fn accept(current: &Attempt, fixed: &Attempt) -> bool {
 
 /// The mechanical fixes of `current`'s problems, in the order they are tried; each applies to
 /// `current` alone.
-pub fn propose(current: &Attempt, catalog: &Catalog, constraints: &[Constraint]) -> Vec<Fix> {
+pub fn propose(current: &Attempt, catalog: &Catalog, question: &str, constraints: &[Constraint]) -> Vec<Fix> {
     let Ok(checked) = check_query(&current.sql) else { return vec![] };
     let q = &checked.query;
     let violated = |name: &str| current.violated.iter().any(|v| v == name);
@@ -73,6 +74,9 @@ pub fn propose(current: &Attempt, catalog: &Catalog, constraints: &[Constraint])
     }
     if violated("check:direction") {
         push("direction", reverse_direction(q));
+    }
+    if violated("check:fan_out") {
+        push("fan_out", crate::checks::shape::fan_out(q, catalog, question).map(|f| (f.distinct, "COUNT(DISTINCT …) of the counted table's key: the join repeated each row".to_string())));
     }
     out
 }
@@ -257,7 +261,7 @@ mod tests {
     }
 
     fn fixes(a: &Attempt, question: &str) -> Vec<(&'static str, String)> {
-        propose(a, &bookshop(), &extract(question, None)).into_iter().map(|f| (f.name, f.sql)).collect()
+        propose(a, &bookshop(), question, &extract(question, None)).into_iter().map(|f| (f.name, f.sql)).collect()
     }
 
     #[test]
@@ -297,6 +301,16 @@ mod tests {
         assert_eq!(missing_from_group_by(p).as_deref(), Some("books.title"));
         let a = attempt("SELECT books.title, count(*) FROM books GROUP BY books.book_id", &[], &[p], true);
         assert_eq!(fixes(&a, "q"), [("group_by", "SELECT books.title, count(*) FROM books GROUP BY books.book_id, books.title".to_string())]);
+    }
+
+    #[test]
+    fn a_fanned_out_count_counts_distinct_keys() {
+        let sql = "SELECT count(*) FROM customers AS c JOIN orders AS o ON o.customer_id = c.customer_id";
+        let a = attempt(sql, &["check:fan_out"], &["x"], false);
+        assert_eq!(
+            fixes(&a, "How many customers have orders?"),
+            [("fan_out", "SELECT count(DISTINCT c.customer_id) FROM customers AS c JOIN orders AS o ON o.customer_id = c.customer_id".to_string())]
+        );
     }
 
     #[test]

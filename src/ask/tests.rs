@@ -493,3 +493,24 @@ fn a_fix_that_does_not_help_is_not_kept_and_the_model_repairs() {
     let e = run(&mut db, &mut model, "List the order ids.", json!({"probe": false, "fix": false})).unwrap();
     assert_eq!(stages(&e)[5..], [("verify", "error"), ("repair", "ok"), ("chosen", "ok")]);
 }
+
+#[test]
+fn a_count_the_data_shows_inflated_by_a_join_is_fixed_to_count_distinct_keys() {
+    let inflated = "SELECT count(*) FROM customers AS c JOIN orders AS o ON o.customer_id = c.customer_id";
+    // on the data: 5 orders by 2 customers
+    let db = || {
+        ScriptedDb::bookshop()
+            .answer("count(DISTINCT c.customer_id)", rows(&["count"], json!([[2]])))
+            .answer("SELECT count(*) FROM customers AS c JOIN", rows(&["count"], json!([[5]])))
+    };
+    let mut model = ScriptedModel::new(vec![sql_reply(inflated)]);
+    let e = run(&mut db(), &mut model, "How many customers have placed orders?", json!({"probe": false})).unwrap();
+    assert_eq!(stages(&e)[5..], [("verify", "violations"), ("fix", "ok"), ("chosen", "ok")]);
+    assert!(e.steps[5].data["problems"][0].as_str().unwrap().contains("COUNT(DISTINCT c.customer_id)"), "{}", e.steps[5].data);
+    assert_eq!(e.chosen_sql, "SELECT count(DISTINCT c.customer_id) FROM customers AS c JOIN orders AS o ON o.customer_id = c.customer_id");
+    // when the data shows no repeat (each customer one order), nothing is flagged
+    let same = || ScriptedDb::bookshop().answer("count(", rows(&["count"], json!([[2]])));
+    let mut model = ScriptedModel::new(vec![sql_reply(inflated)]);
+    let e = run(&mut same(), &mut model, "How many customers have placed orders?", json!({"probe": false})).unwrap();
+    assert_eq!(stages(&e)[5..], [("verify", "ok"), ("chosen", "ok")]);
+}

@@ -35,7 +35,7 @@ const FIX_ROUNDS: usize = 3;
 /// reads a few distinct values of each text column compared with a date, and `null_order`
 /// whether a nullable column ranked DESC holds any NULL. Returns the findings and the columns read.
 pub fn run_checkers<E: Executor + ?Sized>(db: &mut E, query: &Query, catalog: &Catalog, question: &str) -> (Vec<Finding>, Vec<String>) {
-    let needs = checks::needs(query, catalog);
+    let needs = checks::needs(query, catalog, question);
     let mut observed = Observed::default();
     let mut read = Vec::new();
     for (rel, col) in needs.values {
@@ -53,6 +53,17 @@ pub fn run_checkers<E: Executor + ?Sized>(db: &mut E, query: &Query, catalog: &C
                 read.push(format!("{rel}.{col} (NULLs)"));
                 observed.holds_nulls.insert((rel, col), b);
             }
+        }
+    }
+    if let Some(distinct) = needs.fan_out {
+        // the count as the query counts, and counting each thing once
+        let first = |db: &mut E, sql: &str| match db.run(sql, 2) {
+            Ok(Outcome::Rows(r)) if r.rows.len() == 1 => r.rows[0].first().cloned(),
+            _ => None,
+        };
+        if let (Some(a), Some(b)) = (first(db, &query.to_string()), first(db, &distinct)) {
+            read.push("count vs distinct count (fan_out)".into());
+            observed.fan_out_differs = Some(a != b);
         }
     }
     (checks::check(query, catalog, question, &observed), read)
@@ -243,7 +254,7 @@ impl<D: Database + ?Sized, M: Model + ?Sized> Ask<'_, '_, D, M> {
                 break;
             }
             let mut improved = false;
-            for f in fix::propose(&current, &self.catalog, &self.constraints) {
+            for f in fix::propose(&current, &self.catalog, self.question.text, &self.constraints) {
                 let fixed = self.verify(&f.sql);
                 let kept = fix::accept(&current, &fixed.attempt);
                 let detail = if kept {

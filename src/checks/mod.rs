@@ -7,6 +7,8 @@
 //! | `join` | `OR` or `IN` in a join condition; two tables joined on columns that are not their foreign key |
 //! | `order_by` | `ORDER BY` on a query that aggregates into one row (no `GROUP BY`) |
 //! | `direction` | a superlative ("highest", "cheapest", "oldest", "most recent") against the direction of the `ORDER BY … LIMIT` or `MAX`/`MIN`, reading the column's kind ("oldest" is the earliest birth date) ([`direction`]) |
+//! | `shape` | "how many" answered with a row per group; "which …" answered with only a count ([`shape`]) |
+//! | `fan_out` | "how many <things>" counted over a one-to-many join without DISTINCT, when the data shows the count differs from the count of distinct keys ([`shape::fan_out`]) |
 //! | `time` | a date literal in another layout than the text column stores its dates in ([`time`]) |
 //! | `select` | `SELECT *` when the question does not ask for every column; an `ORDER BY … LIMIT` ranking key selected though the question never names it |
 //! | `null_order` | `ORDER BY nullable_column DESC … LIMIT` without `NULLS LAST` (PostgreSQL sorts NULLs first there), unless the data read shows the column holds no NULL |
@@ -25,6 +27,7 @@ use sqlparser::ast::{
 use crate::catalog::{Catalog, RelName};
 
 pub mod direction;
+pub mod shape;
 pub mod time;
 
 /// What the caller read of the data for the checkers that judge by it ([`needs`] says what).
@@ -36,6 +39,9 @@ pub struct Observed {
     /// Whether a nullable column ranked `DESC` under `LIMIT` holds any NULL (`null_order`); a
     /// column not here is judged by its declaration alone.
     pub holds_nulls: BTreeMap<(RelName, String), bool>,
+    /// Whether the query's count differs from the count of distinct keys on the data (`fan_out`);
+    /// `None`: not read, not judged.
+    pub fan_out_differs: Option<bool>,
 }
 
 /// The columns whose data the checkers need to see.
@@ -45,13 +51,16 @@ pub struct Needs {
     pub values: Vec<(RelName, String)>,
     /// Nullable columns ranked DESC under LIMIT: do they hold NULLs?
     pub nulls: Vec<(RelName, String)>,
+    /// A count a join may inflate: the same query counting distinct keys, to compare with it.
+    pub fan_out: Option<String>,
 }
 
 /// What [`check`] would like to read of the data for `query`.
-pub fn needs(query: &Query, catalog: &Catalog) -> Needs {
+pub fn needs(query: &Query, catalog: &Catalog, question: &str) -> Needs {
     Needs {
         values: time::needed(&time::comparisons(query, catalog)),
         nulls: desc_nullable_keys(query, catalog).into_iter().map(|(rel, col, _)| (rel, col)).collect(),
+        fan_out: shape::fan_out(query, catalog, question).map(|f| f.distinct.to_string()),
     }
 }
 
@@ -341,6 +350,11 @@ pub fn check(query: &Query, catalog: &Catalog, question: &str, observed: &Observ
     }
     // 2b. the direction a superlative asks for, against the ranking or MAX/MIN
     out.extend(direction::check(query, catalog, question));
+    // 2c. the answer's shape, and a count a join inflates (only when the data shows it)
+    out.extend(shape::shape(query, question));
+    if observed.fan_out_differs == Some(true) {
+        out.extend(shape::fan_out(query, catalog, question).map(|f| finding("fan_out", Severity::Repair, f.message)));
+    }
     // 3. date literals against the stored layout
     out.extend(time::check(&time::comparisons(query, catalog), &observed.values));
     // 4. SELECT *
@@ -480,7 +494,7 @@ mod tests {
         assert!(fired("SELECT * FROM books", "Show all information about books").is_empty());
         // a nullable column that holds no NULL: sorting DESC is safe
         let q = check_query("SELECT name FROM authors ORDER BY born DESC LIMIT 3").unwrap().query;
-        assert_eq!(needs(&q, &catalog()).nulls, vec![(RelName::new("public", "authors"), "born".to_string())]);
+        assert_eq!(needs(&q, &catalog(), "q").nulls, vec![(RelName::new("public", "authors"), "born".to_string())]);
         let mut seen = Observed::default();
         seen.holds_nulls.insert((RelName::new("public", "authors"), "born".into()), false);
         assert!(check(&q, &catalog(), "the 3 youngest authors", &seen).is_empty());

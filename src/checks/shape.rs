@@ -1,0 +1,191 @@
+//! The answer's shape against the question, and counts inflated by a join.
+//!
+//! - `shape`: "how many …" (with no "each", "per", "for every", "by") asks for one number, so a
+//!   query whose outer block groups into a row per group (and picks none by `LIMIT`) answers
+//!   another question; "which …", "list …", "what are …" with no counting or aggregate word asks
+//!   for entities, so a query that returns only `COUNT(…)` answers another question.
+//! - `fan_out`: "how many <things>" where `<things>` names a table on the one side of a
+//!   one-to-many join in the query (another table in scope references it by a foreign key), and
+//!   the query counts rows (`COUNT(*)` or `COUNT` of a non-key column) without DISTINCT: each
+//!   thing is counted once per matching row of the other table. `COUNT(DISTINCT <key>)` counts
+//!   each once.
+
+use std::sync::LazyLock;
+
+use regex::Regex;
+use sqlparser::ast::{Expr, FunctionArg, FunctionArgExpr, FunctionArguments, GroupByExpr, Query, SelectItem, SetExpr, TableFactor};
+
+use super::{finding, Finding, Severity};
+use crate::catalog::{Catalog, Table};
+
+static HOW_MANY: LazyLock<Regex> = LazyLock::new(|| Regex::new(r"^\s*how many\s+(\w+)").expect("compiles"));
+static GROUP_WORDS: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(r"\b(each|per|every|by|respectively|and the|and their|and its|and what|and which|and how)\b").expect("compiles"));
+static ENTITY_ASK: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(r"^\s*(which|list|show|name|give|find|what are|what is the name|who)\b").expect("compiles"));
+static AGGREGATE_WORDS: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"\b(how many|number|count|counts|total|sum|average|mean|maximum|minimum|max|min|most|least|fewest|percentage|ratio|amount|quantity)\b")
+        .expect("compiles")
+});
+
+fn function_name(e: &Expr) -> Option<String> {
+    match e {
+        Expr::Function(f) => Some(f.name.to_string().to_lowercase()),
+        _ => None,
+    }
+}
+
+fn outputs(query: &Query) -> Vec<&Expr> {
+    let SetExpr::Select(select) = query.body.as_ref() else { return vec![] };
+    select
+        .projection
+        .iter()
+        .filter_map(|i| match i {
+            SelectItem::UnnamedExpr(e) | SelectItem::ExprWithAlias { expr: e, .. } => Some(e),
+            _ => None,
+        })
+        .collect()
+}
+
+/// The `shape` finding, if any.
+pub fn shape(query: &Query, question: &str) -> Option<Finding> {
+    let q = question.to_lowercase();
+    let SetExpr::Select(select) = query.body.as_ref() else { return None };
+    let grouped = !matches!(&select.group_by, GroupByExpr::Expressions(k, _) if k.is_empty());
+    let limited = query.limit_clause.is_some() || query.fetch.is_some();
+    if HOW_MANY.is_match(&q) && !GROUP_WORDS.is_match(&q) && grouped && !limited {
+        return Some(finding(
+            "shape",
+            Severity::Repair,
+            "\"how many\" asks for one number, but the outer query returns a row per group: count the groups in a subquery, or drop the GROUP BY".into(),
+        ));
+    }
+    let out = outputs(query);
+    let only_count = !out.is_empty() && out.iter().all(|e| function_name(e).as_deref() == Some("count"));
+    if ENTITY_ASK.is_match(&q) && !AGGREGATE_WORDS.is_match(&q) && only_count {
+        return Some(finding(
+            "shape",
+            Severity::Repair,
+            "the question asks for the entities themselves, but the query returns only a count: select the columns that name them".into(),
+        ));
+    }
+    None
+}
+
+/// The tables of the outer block by qualifier (alias or name).
+fn scope<'a>(query: &Query, catalog: &'a Catalog) -> Vec<(String, &'a Table)> {
+    let SetExpr::Select(select) = query.body.as_ref() else { return vec![] };
+    let mut out = Vec::new();
+    for f in &select.from {
+        for factor in std::iter::once(&f.relation).chain(f.joins.iter().map(|j| &j.relation)) {
+            let TableFactor::Table { name, alias, .. } = factor else { continue };
+            let parts: Vec<String> = name.0.iter().filter_map(|p| p.as_ident()).map(|i| i.value.to_lowercase()).collect();
+            let table = match parts.as_slice() {
+                [t] => catalog.resolve(None, t),
+                [s, t] => catalog.resolve(Some(s), t),
+                _ => None,
+            };
+            if let Some(t) = table {
+                out.push((alias.as_ref().map_or_else(|| t.name.name.clone(), |a| a.name.value.clone()), t));
+            }
+        }
+    }
+    out
+}
+
+/// Does the question's noun name this table (singular or plural, any case)?
+fn names_table(noun: &str, table: &Table) -> bool {
+    let t = table.name.name.to_lowercase();
+    let stem = |w: &str| w.trim_end_matches("es").trim_end_matches('s').to_string();
+    t == noun || stem(&t) == stem(noun)
+}
+
+/// A count that a one-to-many join may inflate, and the query that counts each thing once.
+#[derive(Debug, Clone)]
+pub struct FanOut {
+    /// The same query with `COUNT(DISTINCT <qualifier>.<key>)`.
+    pub distinct: Query,
+    pub message: String,
+}
+
+/// The `fan_out` candidate, if the query may count the question's things once per joined row.
+/// Whether it does is a matter of the data: [`super::check`] reports it only when the two counts
+/// differ on the current data, read as the caller.
+pub fn fan_out(query: &Query, catalog: &Catalog, question: &str) -> Option<FanOut> {
+    let q = question.to_lowercase();
+    let noun = HOW_MANY.captures(&q)?.get(1)?.as_str().to_string();
+    let tables = scope(query, catalog);
+    if tables.len() < 2 {
+        return None;
+    }
+    let (qualifier, counted) = tables.iter().find(|(_, t)| names_table(&noun, t))?;
+    // one-to-many: another table in scope references the counted one
+    let fans = tables.iter().any(|(_, t)| t.name != counted.name && catalog.foreign_keys.iter().any(|fk| fk.from == t.name && fk.to == counted.name));
+    let SetExpr::Select(select) = query.body.as_ref() else { return None };
+    let grouped = !matches!(&select.group_by, GroupByExpr::Expressions(k, _) if k.is_empty());
+    if !fans || grouped || counted.primary_key.len() != 1 || select.projection.len() != 1 {
+        return None;
+    }
+    let mut distinct = query.clone();
+    let SetExpr::Select(select) = distinct.body.as_mut() else { return None };
+    let (SelectItem::UnnamedExpr(Expr::Function(f)) | SelectItem::ExprWithAlias { expr: Expr::Function(f), .. }) = &mut select.projection[0] else {
+        return None;
+    };
+    if !f.name.to_string().eq_ignore_ascii_case("count") {
+        return None;
+    }
+    let FunctionArguments::List(list) = &mut f.args else { return None };
+    if list.duplicate_treatment.is_some() {
+        return None; // COUNT(DISTINCT …) already
+    }
+    let key = &counted.primary_key[0];
+    list.duplicate_treatment = Some(sqlparser::ast::DuplicateTreatment::Distinct);
+    list.args = vec![FunctionArg::Unnamed(FunctionArgExpr::Expr(Expr::CompoundIdentifier(vec![
+        sqlparser::ast::Ident::new(qualifier.as_str()),
+        sqlparser::ast::Ident::new(key.as_str()),
+    ])))];
+    let message = format!(
+        "\"how many {noun}\" counts each of {} once, but the join repeats it once per matching row of a table that references it (the count differs from COUNT(DISTINCT {qualifier}.{key}) on the data): count COUNT(DISTINCT {qualifier}.{key})",
+        counted.name.name
+    );
+    Some(FanOut { distinct, message })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::sql::check_query;
+    use crate::testing::bookshop;
+
+    fn shape_of(question: &str, sql: &str) -> bool {
+        shape(&check_query(sql).unwrap().query, question).is_some()
+    }
+
+    fn fans(question: &str, sql: &str) -> Option<String> {
+        fan_out(&check_query(sql).unwrap().query, &bookshop(), question).map(|f| f.distinct.to_string())
+    }
+
+    #[test]
+    fn how_many_is_one_number_and_which_is_not_a_count() {
+        assert!(shape_of("How many countries have more than 3 singers?", "SELECT count(*) FROM singer GROUP BY country HAVING count(*) > 3"));
+        assert!(!shape_of("How many countries have more than 3 singers?", "SELECT count(*) FROM (SELECT country FROM singer GROUP BY country HAVING count(*) > 3) AS t"));
+        assert!(!shape_of("How many singers are from each country?", "SELECT country, count(*) FROM singer GROUP BY country"));
+        assert!(!shape_of("How many singers does the country with the most singers have?", "SELECT count(*) FROM singer GROUP BY country ORDER BY count(*) DESC LIMIT 1"));
+        assert!(shape_of("Which singers are from France?", "SELECT count(*) FROM singer WHERE country = 'France'"));
+        assert!(!shape_of("Which country has the most singers?", "SELECT count(*) FROM singer GROUP BY country"));
+        assert!(!shape_of("List the number of singers.", "SELECT count(*) FROM singer"));
+    }
+
+    #[test]
+    fn a_count_over_a_one_to_many_join_may_count_the_many() {
+        let join = "FROM customers AS c JOIN orders AS o ON o.customer_id = c.customer_id WHERE o.ordered_on > '2020-01-01'";
+        let distinct = format!("SELECT count(DISTINCT c.customer_id) {join}");
+        assert_eq!(fans("How many customers placed orders after 2020?", &format!("SELECT count(*) {join}")), Some(distinct.clone()));
+        assert_eq!(fans("How many customers placed orders after 2020?", &format!("SELECT count(c.customer_id) {join}")), Some(distinct.clone()));
+        assert_eq!(fans("How many customers placed orders after 2020?", &distinct), None);
+        // counting the many side, one table, or a count per group: nothing to compare
+        assert_eq!(fans("How many orders were placed after 2020?", &format!("SELECT count(*) {join}")), None);
+        assert_eq!(fans("How many customers are there?", "SELECT count(*) FROM customers"), None);
+        assert_eq!(fans("How many customers placed orders?", &format!("SELECT c.city, count(*) {join} GROUP BY c.city")), None);
+    }
+}
