@@ -144,12 +144,15 @@ pub fn check_query(sql: &str) -> Result<CheckedQuery, Refusal> {
 /// Words a query statement can start with.
 const QUERY_KEYWORDS: &[&str] = &["SELECT", "WITH", "VALUES", "TABLE"];
 
-/// The first token of `sql` if it is a keyword, upper-cased; comments and whitespace skipped.
+/// The first token of `sql` if it is an SQL keyword, upper-cased; comments and whitespace
+/// skipped. A misspelt word (`SELEC`) is no keyword, so its statement is a syntax error.
 fn first_keyword(sql: &str) -> Option<String> {
     let tokens = Tokenizer::new(&PostgreSqlDialect {}, sql).tokenize().ok()?;
     tokens.into_iter().find_map(|t| match t {
         Token::Whitespace(_) => None,
-        Token::Word(w) if w.quote_style.is_none() => Some(Some(w.value.to_ascii_uppercase())),
+        Token::Word(w) if w.quote_style.is_none() && w.keyword != sqlparser::keywords::Keyword::NoKeyword => {
+            Some(Some(w.value.to_ascii_uppercase()))
+        }
         _ => Some(None),
     })?
 }
@@ -340,6 +343,15 @@ mod tests {
     }
 
     #[test]
+    fn a_misspelt_statement_is_a_syntax_error_and_a_known_one_is_named() {
+        let e = check_query("SELEC 1").unwrap_err();
+        assert_eq!(e.sqlstate(), "42601", "{e}");
+        assert!(e.to_string().starts_with("SQL could not be parsed"), "{e}");
+        assert_eq!(check_query("LOCK TABLE t").unwrap_err(), Refusal::NotAQuery("LOCK".into()));
+        assert_eq!(check_query("DO $$ BEGIN END $$").unwrap_err().sqlstate(), "25006");
+    }
+
+    #[test]
     fn accepts_read_only_queries() {
         for sql in [
             "SELECT 1",
@@ -365,7 +377,7 @@ mod tests {
         let cases: &[(&str, &str)] = &[
             ("", "42601"),
             ("   -- only a comment", "42601"),
-            ("SELEC 1", "25006"),
+            ("SELEC 1", "42601"),
             ("SELECT (1", "42601"),
             ("TABLE pg_class", "42601"),
             ("LOCK TABLE t", "25006"),
