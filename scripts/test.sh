@@ -19,6 +19,25 @@ cargo test -p nl2sql-core
 log "the decision code builds without any HTTP client (feature http off)"
 cargo check -p nl2sql-core --no-default-features --lib
 
+# `cargo pgrx test` installs its debug build into the server's directories, which the project
+# cluster (scripts/demo.sh) and any other cluster of this PostgreSQL share: keep whatever build was
+# installed before, and put it back when the tests end, however they end.
+pkglib=$("$PG_CONFIG" --pkglibdir)
+extdir="$("$PG_CONFIG" --sharedir)/extension"
+saved="$NL2SQL_WORK/installed-build"
+if [ -f "$pkglib/nl2sql.so" ]; then
+    rm -rf "$saved" && mkdir -p "$saved/lib" "$saved/extension"
+    cp -p "$pkglib/nl2sql.so" "$saved/lib/"
+    cp -p "$extdir"/nl2sql.control "$extdir"/nl2sql--*.sql "$saved/extension/"
+    restore_installed() {
+        rm -f "$extdir"/nl2sql--*.sql
+        cp -p "$saved/lib/nl2sql.so" "$pkglib/"
+        cp -p "$saved/extension/"* "$extdir/"
+        log "restored the nl2sql build that was installed before the tests ($pkglib/nl2sql.so)"
+    }
+    trap restore_installed EXIT
+fi
+
 log "integration tests (pgrx test cluster, PostgreSQL 15)"
 export CARGO_PGRX_TEST_RUNAS=postgres
 export CARGO_PGRX_TEST_PGDATA="$NL2SQL_WORK/pgrx-test-data"
