@@ -8,7 +8,7 @@ use std::time::Instant;
 use serde_json::{json, Value};
 
 use super::pipeline::{sample_values, Ask, FORMAT_ATTEMPTS};
-use super::probe::{observation, parse_step, step_schema, ProbeBudget};
+use super::probe::{observation, parse_step, step_schema, ProbeBudget, StopReason};
 use super::prompts::{self, sql_schema, Generator};
 use super::repair::schema_hints;
 use crate::catalog::{Catalog, RelName};
@@ -73,6 +73,9 @@ impl<D: Database + ?Sized, M: Model + ?Sized> Ask<'_, '_, D, M> {
                         budget.spend(learned);
                         self.trace.step(Stage::Probe, Status::Repeat, "the model repeated a probe; it is not run again", Some(sql),
                                         json!({"value_mappings": step.value_mappings}))?;
+                        if !learned && self.opts.temperature == 0.0 {
+                            break StopReason::Repeated;
+                        }
                         continue;
                     }
                     let outcome = self.db.run(&sql, rows);

@@ -172,6 +172,9 @@ pub enum StopReason {
     Done,
     NoNewInformation,
     Budget,
+    /// The model repeated a probe with nothing new learned: at temperature 0 the same prompt gets
+    /// the same answer, so asking again is a call whose answer is already known.
+    Repeated,
 }
 
 /// The loop's state: stop on "done", on two probes in a row without new information, or when

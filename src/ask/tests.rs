@@ -72,21 +72,46 @@ fn probing_stops_at_the_budget_and_probes_run_bounded() {
 }
 
 #[test]
-fn probing_stops_when_probes_teach_nothing_and_a_repeat_is_not_run_again() {
+fn probing_stops_when_probes_teach_nothing() {
     let probe = |sql: &str| text_reply(&json!({"action": "probe", "probe_sql": sql}).to_string());
-    let mut db = ScriptedDb::bookshop().answer("WHERE false", rows(&["title"], json!([])));
+    let mut db = ScriptedDb::bookshop().answer("WHERE false", rows(&["x"], json!([])));
     let mut model = ScriptedModel::new(vec![
-        probe("SELECT title FROM books WHERE false"),
         probe("SELECT title FROM books WHERE false"),
         probe("SELECT name FROM authors WHERE false"),
         sql_reply(COUNT),
     ]);
     let e = run(&mut db, &mut model, "How many books are there?", json!({})).unwrap();
-    // an empty result teaches nothing; the repeat is not run; two stale probes in a row stop the loop
-    assert_eq!(steps_of(&e, Stage::Probe), ["ok", "repeat", "done"]);
+    // an empty result teaches nothing; two such probes in a row stop the loop
+    assert_eq!(steps_of(&e, Stage::Probe), ["ok", "ok", "done"]);
     let done = e.steps.iter().find(|s| s.stage == Stage::Probe && s.status.as_str() == "done").unwrap();
     assert_eq!(done.data["reason"], json!("no_new_information"));
+}
+
+#[test]
+fn a_repeated_probe_is_not_run_again_and_at_temperature_0_ends_probing() {
+    let probe = |sql: &str| text_reply(&json!({"action": "probe", "probe_sql": sql}).to_string());
+    let mut db = ScriptedDb::bookshop().answer("WHERE false", rows(&["title"], json!([])));
+    let mut model = ScriptedModel::new(vec![
+        probe("SELECT title FROM books WHERE false"),
+        probe("SELECT title FROM books WHERE false"),
+        sql_reply(COUNT),
+    ]);
+    let e = run(&mut db, &mut model, "How many books are there?", json!({})).unwrap();
+    assert_eq!(steps_of(&e, Stage::Probe), ["ok", "repeat", "done"]);
+    let done = e.steps.iter().find(|s| s.stage == Stage::Probe && s.status.as_str() == "done").unwrap();
+    assert_eq!(done.data["reason"], json!("repeated"));
     assert_eq!(db.ran.iter().filter(|s| s.contains("WHERE false")).count(), 1, "{:?}", db.ran);
+    assert_eq!(model.requests.len(), 3, "two probe steps and the generation; no third probe step");
+    // warmer, the same prompt may get another answer: the loop goes on
+    let mut model = ScriptedModel::new(vec![
+        probe("SELECT title FROM books WHERE false"),
+        probe("SELECT title FROM books WHERE false"),
+        text_reply(DONE),
+        sql_reply(COUNT),
+    ]);
+    let e = run(&mut ScriptedDb::bookshop(), &mut model, "How many books are there?", json!({"temperature": 0.5})).unwrap();
+    assert_eq!(steps_of(&e, Stage::Probe), ["ok", "repeat", "done"]);
+    assert_eq!(model.requests.len(), 4);
 }
 
 #[test]
