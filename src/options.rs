@@ -135,6 +135,8 @@ pub struct AskOptions {
     pub temperature: f32,
     pub seed: Option<u64>,
     pub probe: bool,
+    /// Probe only when the question names a value the value index did not ground (`ask::probe::to_ground`).
+    pub probe_gate: bool,
     pub verify: bool,
     /// Repair by rewrite on the syntax tree, before the model (`ask::fix`).
     pub fix: bool,
@@ -161,7 +163,7 @@ pub struct AskOptions {
 
 const ASK_KEYS: &[&str] = &[
     "llm_model", "max_probes", "max_repairs", "probe_rows", "schema_token_budget", "temperature", "seed", "probe",
-    "verify", "fix", "repair", "refine", "values", "value_keywords", "two_round", "generators", "samples", "select", "max_rows",
+    "probe_gate", "verify", "fix", "repair", "refine", "values", "value_keywords", "two_round", "generators", "samples", "select", "max_rows",
 ];
 
 const GENERATORS_WANTED: &str = "a non-empty array of \"direct\", \"skeleton\", \"decompose\", \"few_shot\"";
@@ -181,6 +183,7 @@ impl AskOptions {
                 Some(v) => Some(v.as_u64().ok_or_else(|| bad("seed", "a non-negative integer"))?),
             },
             probe: r.flag("probe", true)?,
+            probe_gate: r.flag("probe_gate", true)?,
             verify: r.flag("verify", true)?,
             fix: r.flag("fix", true)?,
             repair: r.flag("repair", true)?,
@@ -218,6 +221,7 @@ impl AskOptions {
         json!({
             "llm_model": self.llm_model,
             "max_probes": if self.probe { self.max_probes } else { 0 },
+            "probe_gate": self.probe && self.probe_gate,
             "max_repairs": if self.repair && self.verify { self.max_repairs } else { 0 },
             "verify": self.verify,
             "fix": self.fix && self.verify,

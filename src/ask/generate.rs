@@ -8,7 +8,7 @@ use std::time::Instant;
 use serde_json::{json, Value};
 
 use super::pipeline::{sample_values, Ask, FORMAT_ATTEMPTS};
-use super::probe::{observation, parse_step, step_schema, ProbeBudget, StopReason};
+use super::probe::{observation, parse_step, step_schema, to_ground, ProbeBudget, StopReason};
 use super::prompts::{self, sql_schema, Generator};
 use super::repair::schema_hints;
 use crate::catalog::{Catalog, RelName};
@@ -45,6 +45,16 @@ impl<D: Database + ?Sized, M: Model + ?Sized> Ask<'_, '_, D, M> {
         if !self.opts.probe || self.opts.max_probes == 0 {
             return self.trace.step(Stage::Probe, Status::Skipped, "probing is off", None, Value::Null);
         }
+        let targets = to_ground(self.question.text, &self.constraints, &self.grounding, &self.catalog);
+        if self.opts.probe_gate && targets.is_empty() {
+            return self.trace.step(
+                Stage::Probe,
+                Status::Skipped,
+                "nothing for a probe to ground: the question names no value the value index did not match",
+                None,
+                json!({"to_ground": targets}),
+            );
+        }
         let rows = self.opts.probe_rows;
         let mut budget = ProbeBudget::new(self.opts.max_probes);
         let reason = loop {
@@ -62,7 +72,7 @@ impl<D: Database + ?Sized, M: Model + ?Sized> Ask<'_, '_, D, M> {
             let learned = self.grounding.merge(&step);
             let Some(raw) = step.probe_sql.clone() else {
                 let detail = format!("the model has what it needs after {} probes", budget.used());
-                return self.trace.step(Stage::Probe, Status::Done, detail, None, json!({"grounding": self.grounding}));
+                return self.trace.step(Stage::Probe, Status::Done, detail, None, json!({"grounding": self.grounding, "to_ground": targets}));
             };
             let (sql, obs) = match check_query(&raw) {
                 Err(refusal) => (raw.clone(), format!("REFUSED: {refusal}")),
@@ -102,7 +112,7 @@ impl<D: Database + ?Sized, M: Model + ?Sized> Ask<'_, '_, D, M> {
                             "relevant_columns": step.relevant_columns, "informative": informative}))?;
         };
         self.trace.step(Stage::Probe, Status::Done, format!("probing stopped: {}", json!(reason).as_str().unwrap_or("")), None,
-                        json!({"reason": reason, "grounding": self.grounding}))
+                        json!({"reason": reason, "grounding": self.grounding, "to_ground": targets}))
     }
 
     /// Two-round generation, first round: schema linking on the full schema context, then the

@@ -165,6 +165,53 @@ fn shorten(v: &Value) -> Value {
     }
 }
 
+/// Words that start a question or a clause, capitalised or not, and never name a value.
+const NOT_VALUES: &[&str] = &[
+    "i", "a", "an", "the", "what", "which", "who", "whom", "whose", "when", "where", "why", "how", "list", "show", "give",
+    "find", "return", "name", "count", "tell", "please", "is", "are", "was", "were", "do", "does", "did", "in", "of", "for",
+    "and", "or", "not", "id", "ids", "sql",
+];
+
+/// What in the question a probe could ground: the values of its literal constraints (quoted
+/// strings, years) and the capitalised words after the first (names: "Paris", "Nigeria") that
+/// are neither words of the schema's names nor already matched by the value index. Empty when
+/// there is nothing a probe could add.
+pub fn to_ground(question: &str, constraints: &[crate::constraints::Constraint], grounding: &Grounding, catalog: &crate::catalog::Catalog) -> Vec<String> {
+    let grounded = |w: &str| {
+        let w = w.to_lowercase();
+        grounding.value_mappings.keys().any(|k| k.to_lowercase().contains(&w))
+    };
+    let mut schema_words: std::collections::BTreeSet<String> = std::collections::BTreeSet::new();
+    for t in &catalog.tables {
+        schema_words.extend(t.name.name.to_lowercase().split('_').map(str::to_string));
+        for c in &t.columns {
+            schema_words.extend(c.name.to_lowercase().split('_').map(str::to_string));
+        }
+    }
+    let mut out: Vec<String> = Vec::new();
+    for c in constraints {
+        if let crate::constraints::Kind::Literal { value } = &c.kind {
+            if !grounded(value) && !out.contains(value) {
+                out.push(value.clone());
+            }
+        }
+    }
+    let words: Vec<&str> = question.split(|ch: char| !(ch.is_alphanumeric() || ch == '\'' || ch == '-')).filter(|w| !w.is_empty()).collect();
+    for w in words.iter().skip(1) {
+        let w = w.trim_matches(|ch: char| ch == '\'' || ch == '-');
+        let capitalised = w.chars().next().is_some_and(char::is_uppercase);
+        let lower = w.to_lowercase();
+        let singular = lower.strip_suffix('s').unwrap_or(&lower).to_string();
+        if !capitalised || NOT_VALUES.contains(&lower.as_str()) || schema_words.contains(&lower) || schema_words.contains(&singular) {
+            continue;
+        }
+        if !grounded(w) && !out.iter().any(|o| o.eq_ignore_ascii_case(w)) {
+            out.push(w.to_string());
+        }
+    }
+    out
+}
+
 /// When the probe loop stops.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
@@ -216,6 +263,24 @@ impl ProbeBudget {
 mod tests {
     use super::*;
     use crate::result::{ColumnInfo, ResultSet};
+
+    #[test]
+    fn a_probe_is_worth_it_only_for_a_value_not_yet_grounded() {
+        use crate::constraints::extract;
+        let catalog = crate::testing::bookshop();
+        let g = Grounding::default();
+        let ground = |q: &str, g: &Grounding| to_ground(q, &extract(q, None), g, &catalog);
+        assert!(ground("How many books are there?", &g).is_empty());
+        assert!(ground("What are the titles of the 3 most expensive books?", &g).is_empty());
+        assert_eq!(ground("How many orders did customers from Paris place?", &g), ["Paris"]);
+        assert_eq!(ground("Which books were published after 2000?", &g), ["2000"]);
+        assert_eq!(ground("Which authors wrote 'The Summer Book'?", &g), ["The Summer Book", "Summer"], "Book names a table");
+        // a value the value index matched needs no probe; nor does a schema word written with a capital
+        let mut grounded = Grounding::default();
+        grounded.value_mappings.insert("Paris".into(), "public.customers.city = 'Paris'".into());
+        assert!(ground("How many orders did customers from Paris place?", &grounded).is_empty());
+        assert!(ground("List the Title of every Book", &g).is_empty());
+    }
 
     #[test]
     fn parses_steps_leniently_but_not_silently() {

@@ -38,7 +38,7 @@ const DONE: &str = r#"{"action": "done"}"#;
 #[test]
 fn probing_stops_when_the_model_is_done() {
     let (mut db, mut model) = (ScriptedDb::bookshop(), ScriptedModel::new(vec![text_reply(DONE), sql_reply(COUNT)]));
-    let e = run(&mut db, &mut model, "How many books are there?", json!({})).unwrap();
+    let e = run(&mut db, &mut model, "How many books are there?", json!({"probe_gate": false})).unwrap();
     assert_eq!(
         stages(&e),
         [("schema", "ok"), ("values", "skipped"), ("constraints", "ok"), ("probe", "done"), ("generate", "ok"), ("verify", "ok"), ("chosen", "ok")]
@@ -60,7 +60,7 @@ fn probing_stops_at_the_budget_and_probes_run_bounded() {
         probe("SELECT DISTINCT country FROM authors LIMIT 500"),
         sql_reply(COUNT),
     ]);
-    let e = run(&mut db, &mut model, "How many books are there?", json!({"max_probes": 2})).unwrap();
+    let e = run(&mut db, &mut model, "How many books are there?", json!({"max_probes": 2, "probe_gate": false})).unwrap();
     assert_eq!(steps_of(&e, Stage::Probe), ["ok", "ok", "done"]);
     assert_eq!(e.steps.iter().find(|s| s.stage == Stage::Probe && s.status.as_str() == "done").unwrap().data["reason"], json!("budget"));
     // the row bound is imposed (or lowered) on the AST
@@ -80,7 +80,7 @@ fn probing_stops_when_probes_teach_nothing() {
         probe("SELECT name FROM authors WHERE false"),
         sql_reply(COUNT),
     ]);
-    let e = run(&mut db, &mut model, "How many books are there?", json!({})).unwrap();
+    let e = run(&mut db, &mut model, "How many books are there?", json!({"probe_gate": false})).unwrap();
     // an empty result teaches nothing; two such probes in a row stop the loop
     assert_eq!(steps_of(&e, Stage::Probe), ["ok", "ok", "done"]);
     let done = e.steps.iter().find(|s| s.stage == Stage::Probe && s.status.as_str() == "done").unwrap();
@@ -96,7 +96,7 @@ fn a_repeated_probe_is_not_run_again_and_at_temperature_0_ends_probing() {
         probe("SELECT title FROM books WHERE false"),
         sql_reply(COUNT),
     ]);
-    let e = run(&mut db, &mut model, "How many books are there?", json!({})).unwrap();
+    let e = run(&mut db, &mut model, "How many books are there?", json!({"probe_gate": false})).unwrap();
     assert_eq!(steps_of(&e, Stage::Probe), ["ok", "repeat", "done"]);
     let done = e.steps.iter().find(|s| s.stage == Stage::Probe && s.status.as_str() == "done").unwrap();
     assert_eq!(done.data["reason"], json!("repeated"));
@@ -109,15 +109,30 @@ fn a_repeated_probe_is_not_run_again_and_at_temperature_0_ends_probing() {
         text_reply(DONE),
         sql_reply(COUNT),
     ]);
-    let e = run(&mut ScriptedDb::bookshop(), &mut model, "How many books are there?", json!({"temperature": 0.5})).unwrap();
+    let e = run(&mut ScriptedDb::bookshop(), &mut model, "How many books are there?", json!({"temperature": 0.5, "probe_gate": false})).unwrap();
     assert_eq!(steps_of(&e, Stage::Probe), ["ok", "repeat", "done"]);
     assert_eq!(model.requests.len(), 4);
 }
 
 #[test]
+fn probing_is_skipped_when_the_question_names_nothing_to_ground() {
+    let (mut db, mut model) = (ScriptedDb::bookshop(), ScriptedModel::new(vec![sql_reply(COUNT)]));
+    let e = run(&mut db, &mut model, "How many books are there?", json!({})).unwrap();
+    assert_eq!(steps_of(&e, Stage::Probe), ["skipped"]);
+    assert_eq!(model.requests.len(), 1, "only the generation");
+    // a name the value index did not match is worth a probe
+    let probe = text_reply(&json!({"action": "probe", "probe_sql": "SELECT DISTINCT city FROM customers"}).to_string());
+    let mut model = ScriptedModel::new(vec![probe, text_reply(DONE), sql_reply("SELECT count(*) FROM customers WHERE city = 'Paris'")]);
+    let e = run(&mut ScriptedDb::bookshop(), &mut model, "How many customers live in Paris?", json!({})).unwrap();
+    assert_eq!(steps_of(&e, Stage::Probe), ["ok", "done"]);
+    let done = e.steps.iter().find(|s| s.stage == Stage::Probe && s.status.as_str() == "done").unwrap();
+    assert_eq!(done.data["to_ground"], json!(["Paris"]));
+}
+
+#[test]
 fn an_unusable_probe_step_stops_probing_not_the_run() {
     let (mut db, mut model) = (ScriptedDb::bookshop(), ScriptedModel::new(vec![text_reply(r#"{"action": "explode"}"#), sql_reply(COUNT)]));
-    let e = run(&mut db, &mut model, "How many books are there?", json!({})).unwrap();
+    let e = run(&mut db, &mut model, "How many books are there?", json!({"probe_gate": false})).unwrap();
     assert_eq!(
         stages(&e),
         [("schema", "ok"), ("values", "skipped"), ("constraints", "ok"), ("probe", "error"), ("generate", "ok"), ("verify", "ok"), ("chosen", "ok")]
@@ -128,7 +143,7 @@ fn an_unusable_probe_step_stops_probing_not_the_run() {
 fn a_refused_probe_is_an_observation_not_a_run() {
     let probe = text_reply(&json!({"action": "probe", "probe_sql": "DELETE FROM books"}).to_string());
     let (mut db, mut model) = (ScriptedDb::bookshop(), ScriptedModel::new(vec![probe, text_reply(DONE), sql_reply(COUNT)]));
-    let e = run(&mut db, &mut model, "How many books are there?", json!({})).unwrap();
+    let e = run(&mut db, &mut model, "How many books are there?", json!({"probe_gate": false})).unwrap();
     let first = e.steps.iter().find(|s| s.stage == Stage::Probe).unwrap();
     assert!(first.detail.starts_with("REFUSED: only read-only queries"), "{}", first.detail);
     assert!(!db.ran.iter().any(|s| s.contains("DELETE")));
@@ -137,7 +152,7 @@ fn a_refused_probe_is_an_observation_not_a_run() {
 #[test]
 fn a_failed_model_call_while_probing_ends_the_run_with_its_error() {
     let (mut db, mut model) = (ScriptedDb::bookshop(), ScriptedModel::new(vec![unreachable()]));
-    let e = run(&mut db, &mut model, "How many books are there?", json!({})).unwrap_err();
+    let e = run(&mut db, &mut model, "How many books are there?", json!({"probe_gate": false})).unwrap_err();
     assert_eq!(e.sqlstate, "08001");
     assert!(e.message.contains("unreachable: connection refused"), "{}", e.message);
     assert!(e.hint.is_some());
