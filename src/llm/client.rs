@@ -305,6 +305,82 @@ mod tests {
         (format!("http://127.0.0.1:{}/v1", addr.port()), hits)
     }
 
+    /// A scripted server that writes each reply's raw bytes as they are (headers included) and,
+    /// when `hang_up` is true, closes the connection without finishing: for faults a well-formed
+    /// response cannot show (a body cut short, a header the client must honour).
+    fn scripted_raw(replies: Vec<Vec<u8>>) -> (String, Arc<AtomicUsize>) {
+        let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+        let addr = listener.local_addr().unwrap();
+        let hits = Arc::new(AtomicUsize::new(0));
+        let counter = hits.clone();
+        std::thread::spawn(move || {
+            for (stream, reply) in listener.incoming().zip(replies) {
+                let mut stream = stream.unwrap();
+                counter.fetch_add(1, Ordering::SeqCst);
+                let _ = crate::llm::testing::read_request(&stream);
+                let _ = stream.write_all(&reply);
+                let _ = stream.flush();
+                let _ = stream.shutdown(std::net::Shutdown::Both);
+            }
+        });
+        (format!("http://127.0.0.1:{}/v1", addr.port()), hits)
+    }
+
+    fn response(status: u16, extra_headers: &str, content_length: usize, body: &[u8]) -> Vec<u8> {
+        let mut r = format!(
+            "HTTP/1.1 {status} X\r\nContent-Type: application/json\r\nContent-Length: {content_length}\r\n{extra_headers}Connection: close\r\n\r\n"
+        )
+        .into_bytes();
+        r.extend_from_slice(body);
+        r
+    }
+
+    #[test]
+    fn retry_after_is_honoured() {
+        let (base, hits) = scripted_raw(vec![response(429, "Retry-After: 1\r\n", 2, b"{}"), response(200, "", OK.len(), OK.as_bytes())]);
+        let started = std::time::Instant::now();
+        let r = ask(&endpoint(base), &fast()).unwrap();
+        assert_eq!((r.attempts, hits.load(Ordering::SeqCst)), (2, 2));
+        // the back-off of this policy is 10 ms: only the header explains a wait of a second
+        assert!(started.elapsed() >= Duration::from_millis(950), "waited {:?}", started.elapsed());
+    }
+
+    #[test]
+    fn a_body_cut_short_is_a_bad_response_naming_the_endpoint() {
+        // the connection ends after half the announced body (a reset or a crash mid-answer)
+        let (base, _) = scripted_raw(vec![response(200, "", OK.len(), &OK.as_bytes()[..OK.len() / 2])]);
+        let e = ask(&endpoint(base.clone()), &CallPolicy { retries: 0, ..fast() }).unwrap_err();
+        assert!(matches!(e, LlmError::BadResponse { .. }), "{e:?}");
+        assert_eq!(e.sqlstate(), "38000");
+        assert!(e.to_string().contains(&base) && e.to_string().contains("reading the body"), "{e}");
+    }
+
+    #[test]
+    fn truncated_json_is_a_bad_response() {
+        let cut = &OK.as_bytes()[..OK.len() - 10];
+        let (base, _) = scripted_raw(vec![response(200, "", cut.len(), cut)]);
+        let e = ask(&endpoint(base), &fast()).unwrap_err();
+        assert!(e.to_string().contains("not JSON"), "{e}");
+    }
+
+    #[test]
+    fn a_huge_body_is_refused_not_read_into_memory() {
+        let huge = vec![b' '; 11 << 20];
+        let (base, _) = scripted_raw(vec![response(200, "", huge.len(), &huge)]);
+        let e = ask(&endpoint(base), &CallPolicy { retries: 0, ..fast() }).unwrap_err();
+        assert!(matches!(e, LlmError::BadResponse { .. }), "{e:?}");
+        assert!(e.to_string().contains("reading the body"), "{e}");
+    }
+
+    #[test]
+    fn a_connection_closed_before_any_answer_is_retried_then_reported() {
+        let (base, hits) = scripted_raw(vec![Vec::new(), Vec::new(), Vec::new()]);
+        let e = ask(&endpoint(base.clone()), &fast()).unwrap_err();
+        assert_eq!(hits.load(Ordering::SeqCst), 3, "a failed connection is retried");
+        assert!(e.to_string().contains(&base), "{e}");
+        assert_eq!(e.sqlstate(), "08001");
+    }
+
     fn endpoint(base: String) -> Endpoint {
         Endpoint { base_url: base, model: "m".into(), api_key: Some("sk-secret".into()) }
     }
