@@ -9,6 +9,19 @@
 use std::ffi::CString;
 
 use pgrx::guc::{GucContext, GucFlags, GucRegistry, GucSetting};
+use pgrx::PostgresGucEnum;
+
+/// What a run does when its transaction is read-only (a hot standby, `default_transaction_read_only`)
+/// and the audit tables cannot be written.
+#[derive(PostgresGucEnum, Clone, Copy, PartialEq, Eq, Debug)]
+pub enum AuditReadOnly {
+    /// Audit the run in the server log instead, and say so with a NOTICE.
+    #[name = c"log"]
+    Log,
+    /// Refuse the call (25006): no run without its audit row.
+    #[name = c"error"]
+    Error,
+}
 
 pub static LLM_ENDPOINT: GucSetting<Option<CString>> =
     GucSetting::<Option<CString>>::new(Some(c"http://127.0.0.1:18081/v1"));
@@ -29,6 +42,7 @@ pub static MAX_ROWS_LIMIT: GucSetting<i32> = GucSetting::<i32>::new(10_000);
 pub static MAX_RESULT_BYTES: GucSetting<i32> = GucSetting::<i32>::new(1 << 20);
 pub static EXECUTION_ROLE: GucSetting<Option<CString>> = GucSetting::<Option<CString>>::new(None);
 pub static AUDIT: GucSetting<bool> = GucSetting::<bool>::new(true);
+pub static AUDIT_READ_ONLY: GucSetting<AuditReadOnly> = GucSetting::<AuditReadOnly>::new(AuditReadOnly::Log);
 pub static MAX_PROBES: GucSetting<i32> = GucSetting::<i32>::new(5);
 pub static MAX_REPAIRS: GucSetting<i32> = GucSetting::<i32>::new(3);
 pub static PROBE_ROWS: GucSetting<i32> = GucSetting::<i32>::new(5);
@@ -261,6 +275,14 @@ pub fn init() {
         c"Record every nl2sql run and its steps in nl2sql.runs and nl2sql.steps.",
         c"",
         &AUDIT,
+        GucContext::Suset,
+        GucFlags::default(),
+    );
+    GucRegistry::define_enum_guc(
+        c"nl2sql.audit_read_only",
+        c"In a read-only transaction (a hot standby): log audits the run in the server log, error refuses the call.",
+        c"",
+        &AUDIT_READ_ONLY,
         GucContext::Suset,
         GucFlags::default(),
     );

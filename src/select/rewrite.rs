@@ -122,6 +122,31 @@ pub fn redirect(query: &Query, to: &BTreeMap<String, ObjectName>) -> Query {
     q
 }
 
+/// `query` with `ctes` (name, body) put first in its WITH clause: how an instance is read without
+/// temp tables (on a hot standby), each instance table being a CTE over the real table's rows.
+/// A query with its own WITH keeps it, after these; a RECURSIVE one stays recursive.
+pub fn with_ctes_first(query: &Query, ctes: &[(String, String)]) -> Result<Query, String> {
+    if ctes.is_empty() {
+        return Ok(query.clone());
+    }
+    let body: Vec<String> = ctes.iter().map(|(name, sql)| format!("{} AS ({sql})", Ident::with_quote('"', name))).collect();
+    let template = format!("WITH {} SELECT 1", body.join(", "));
+    let parsed = sqlparser::parser::Parser::parse_sql(&sqlparser::dialect::PostgreSqlDialect {}, &template).map_err(|e| format!("instance CTEs: {e}"))?;
+    let Some(sqlparser::ast::Statement::Query(t)) = parsed.into_iter().next() else {
+        return Err("instance CTEs: not a query".into());
+    };
+    let Some(mut with) = t.with else { return Err("instance CTEs: no WITH".into()) };
+    let mut q = query.clone();
+    match q.with.as_mut() {
+        Some(own) => {
+            with.cte_tables.append(&mut own.cte_tables);
+            own.cte_tables = with.cte_tables;
+        }
+        None => q.with = Some(with),
+    }
+    Ok(q)
+}
+
 /// One lineage query: it returns, per result row, one `ctid` (or NULL) per entry of `tables`,
 /// in its last `tables.len()` columns.
 #[derive(Debug, Clone, PartialEq)]
@@ -295,6 +320,19 @@ mod tests {
         ));
         let keys: Vec<String> = rels.iter().map(name_key).collect();
         assert_eq!(keys, vec!["books", "public.authors"]);
+    }
+
+    #[test]
+    fn ctes_go_first_and_keep_the_query_own() {
+        let ctes = vec![("__i0".to_string(), "SELECT * FROM books WHERE ctid = ANY(ARRAY['(0,1)']::tid[])".to_string())];
+        let plain = with_ctes_first(&q("SELECT b.title FROM __i0 AS b"), &ctes).unwrap();
+        assert_eq!(plain.to_string(), "WITH \"__i0\" AS (SELECT * FROM books WHERE ctid = ANY(ARRAY['(0,1)']::tid[])) SELECT b.title FROM __i0 AS b");
+        let own = with_ctes_first(&q("WITH RECURSIVE t(n) AS (SELECT 1 UNION SELECT n + 1 FROM t WHERE n < 3) SELECT n FROM t, __i0"), &ctes).unwrap();
+        assert_eq!(
+            own.to_string(),
+            "WITH RECURSIVE \"__i0\" AS (SELECT * FROM books WHERE ctid = ANY(ARRAY['(0,1)']::tid[])), t (n) AS (SELECT 1 UNION SELECT n + 1 FROM t WHERE n < 3) SELECT n FROM t, __i0"
+        );
+        assert_eq!(with_ctes_first(&q("SELECT 1"), &[]).unwrap().to_string(), "SELECT 1");
     }
 
     #[test]

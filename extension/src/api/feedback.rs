@@ -101,5 +101,6 @@ fn feedback(run_id: i64, correct_sql: Option<&str>, verdict: Option<&str>) -> Re
 #[pg_extern(volatile, parallel_unsafe)]
 fn nl2sql_feedback(run_id: Option<i64>, correct_sql: default!(Option<&str>, "NULL"), verdict: default!(Option<&str>, "NULL")) -> std::result::Result<JsonB, ErrorReport> {
     let run_id = required(run_id, "run_id", "Pass the id of a run (nl2sql.runs).").sql()?;
+    crate::spi::require_writable("nl2sql_feedback", "records the verdict and moves the experts' weights", "Give feedback on the primary.").sql()?;
     Ok(JsonB(feedback(run_id, correct_sql, verdict).sql()?))
 }

@@ -36,6 +36,7 @@ fn select(question: Option<&str>, candidates: Option<Vec<Option<String>>>, evide
     let (usage, llm_calls) = (trace.usage, trace.llm_calls);
     drop(trace);
     let chosen_sql = selection.chosen.and_then(|i| candidates[i].clone());
+    let elsewhere = audit.elsewhere();
     audit.finish(Finish {
         status: if selection.chosen.is_some() { "ok" } else { "error" }.into(),
         error: selection.chosen.is_none().then(|| "no candidate ran".to_string()),
@@ -45,7 +46,7 @@ fn select(question: Option<&str>, candidates: Option<Vec<Option<String>>>, evide
     })?;
     match run_id {
         Some(id) => pgrx::notice!("nl2sql run {id}: SELECT * FROM nl2sql_explain({id}) shows the duels"),
-        None => pgrx::notice!("nl2sql_select: audit is off"),
+        None => pgrx::notice!("nl2sql_select: {elsewhere}"),
     }
     Ok(selection
         .rows

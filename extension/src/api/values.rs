@@ -130,6 +130,7 @@ fn nl2sql_index_values(
     name!(embedded, i64),
     name!(removed, i64),
 )>, ErrorReport> {
+    crate::spi::require_writable("nl2sql_index_values", "writes the value index", "Build the value index on the primary; a standby reads the replicated one.").sql()?;
     let rows = index_values(target.map(|r| r.oid())).sql()?;
     Ok(TableIterator::new(rows.into_iter().map(|c| (c.table.schema, c.table.name, c.column, c.status.to_string(), c.reason, c.values, c.embedded, c.removed))))
 }

@@ -17,10 +17,11 @@ use pgrx::JsonB;
 use serde_json::Value;
 
 use super::owner::{as_extension_owner, extension_owner};
+use crate::settings::AuditReadOnly;
 
 fn write_failed(e: impl std::fmt::Display) -> Error {
     Error::new(Kind::ObjectState, format!("could not write the nl2sql audit log: {e}"))
-        .with_hint("In a read-only transaction or on a standby, a superuser can turn the audit off with nl2sql.audit = off.")
+        .with_hint("A superuser can turn the audit off with nl2sql.audit = off.")
 }
 
 /// An open run in the audit log.
@@ -32,13 +33,25 @@ struct Run {
     started: std::time::Instant,
 }
 
-/// The recorder of one call: NOTICEs always, audit rows unless `nl2sql.audit` is off.
+/// The recorder of one call: NOTICEs always, audit rows unless `nl2sql.audit` is off; in a
+/// read-only transaction (a hot standby), server-log lines instead (`nl2sql.audit_read_only`).
 pub struct Audit {
     /// The function whose steps these are, for the NOTICEs.
     function: &'static str,
     run: Option<Run>,
+    /// Audited in the server log: the run's tag there (backend pid and start time).
+    logged: Option<String>,
     steps: i32,
 }
+
+/// A run's name in the server log: backend pid, backend start (Unix seconds), and a counter.
+fn log_tag() -> String {
+    static RUNS: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+    let n = RUNS.fetch_add(1, std::sync::atomic::Ordering::Relaxed) + 1;
+    let (pid, started) = unsafe { (pg_sys::MyProcPid, pg_sys::MyStartTime) };
+    format!("{pid}-{started}-{n}")
+}
+
 
 /// How a run ended.
 #[derive(Debug, Clone, Default)]
@@ -54,9 +67,31 @@ impl Audit {
     /// Open a run (when `nl2sql.audit` is on).
     pub fn begin(function: &'static str, question: Option<&str>, evidence: Option<&str>, settings: Value) -> Result<Audit> {
         if !crate::settings::AUDIT.get() {
-            return Ok(Audit { function, run: None, steps: 0 });
+            return Ok(Audit { function, run: None, logged: None, steps: 0 });
         }
         let caller = unsafe { pg_sys::GetUserId() };
+        if super::read_only_transaction() {
+            return match crate::settings::AUDIT_READ_ONLY.get() {
+                AuditReadOnly::Error => Err(Error::new(Kind::ReadOnly, format!("{function} cannot write its audit row in a read-only transaction"))
+                    .with_hint("Run it on the primary, or a superuser sets nl2sql.audit_read_only = log to audit runs in the server log.")),
+                AuditReadOnly::Log => {
+                    let tag = log_tag();
+                    // a read-only SPI connection: a read-write one would take a transaction id,
+                    // which a standby cannot give
+                    let who = Spi::connect(|c| {
+                        c.select("SELECT rolname::text FROM pg_catalog.pg_roles WHERE oid = $1", Some(1), &[caller.into()])?.first().get_one::<String>()
+                    })
+                    .map_err(write_failed)?
+                    .unwrap_or_default();
+                    pgrx::notice!("{function}: the transaction is read-only (a hot standby?): this run is audited in the server log (lines \"nl2sql run <pid>-<start>-<n>\"), not in nl2sql.runs");
+                    pgrx::log!(
+                        "nl2sql run {tag}: {}",
+                        serde_json::json!({"who": who, "function": function, "question": question, "evidence": evidence, "settings": settings})
+                    );
+                    Ok(Audit { function, run: None, logged: Some(tag), steps: 0 })
+                }
+            };
+        }
         let owner = extension_owner()?;
         let (name, question, evidence) = (function.to_string(), question.map(str::to_string), evidence.map(str::to_string));
         let id = as_extension_owner(owner, move || {
@@ -69,7 +104,12 @@ impl Audit {
         })
         .map_err(write_failed)?
         .ok_or_else(|| write_failed("no run id"))?;
-        Ok(Audit { function, run: Some(Run { id, owner, started: std::time::Instant::now() }), steps: 0 })
+        Ok(Audit { function, run: Some(Run { id, owner, started: std::time::Instant::now() }), logged: None, steps: 0 })
+    }
+
+    /// Where the run is audited, for the closing NOTICE of a run without an id.
+    pub fn elsewhere(&self) -> &'static str {
+        if self.logged.is_some() { "audited in the server log" } else { "audit is off" }
     }
 
     /// The run's id, when audited.
@@ -79,6 +119,13 @@ impl Audit {
 
     /// Close the run.
     pub fn finish(self, f: Finish) -> Result<()> {
+        if let Some(tag) = &self.logged {
+            pgrx::log!(
+                "nl2sql run {tag} finished: {}",
+                serde_json::json!({"status": f.status, "error": f.error, "chosen_sql": f.chosen_sql, "prompt_tokens": f.usage.prompt_tokens,
+                    "completion_tokens": f.usage.completion_tokens, "llm_calls": f.llm_calls})
+            );
+        }
         let Some(run) = self.run else { return Ok(()) };
         let elapsed = run.started.elapsed().as_secs_f64() * 1000.0;
         let run_id = run.id;
@@ -108,6 +155,13 @@ impl Recorder for Audit {
     fn record(&mut self, s: &Step) -> Result<i32> {
         pgrx::notice!("{} {}: {}", self.function, s.stage.as_str(), s.detail);
         self.steps += 1;
+        if let Some(tag) = &self.logged {
+            pgrx::log!(
+                "nl2sql run {tag} step {}: {}",
+                self.steps,
+                serde_json::json!({"stage": s.stage.as_str(), "status": s.status.as_str(), "detail": s.detail, "sql": s.sql, "output": s.data, "elapsed_ms": s.elapsed_ms})
+            );
+        }
         let Some(run) = &self.run else { return Ok(self.steps) };
         let (run_id, n) = (run.id, self.steps);
         let (stage, status, detail, sql, data) = (s.stage.as_str(), s.status.as_str(), s.detail.clone(), s.sql.clone(), s.data.clone());

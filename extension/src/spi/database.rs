@@ -68,7 +68,12 @@ impl Instances for SpiDatabase {
     }
 
     fn instance_table(&self, i: usize) -> ObjectName {
-        ObjectName::from(vec![Ident::new("pg_temp"), Ident::new(instance_table(i))])
+        if super::read_only_transaction() {
+            // a CTE of the same name, put before each query (see spi::instance)
+            ObjectName::from(vec![Ident::new(instance_table(i))])
+        } else {
+            ObjectName::from(vec![Ident::new("pg_temp"), Ident::new(instance_table(i))])
+        }
     }
 
     fn instance_space(
