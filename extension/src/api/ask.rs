@@ -4,6 +4,7 @@
 use nl2sql_core::ask::{self, Explanation, Question};
 use nl2sql_core::checks::Severity;
 use nl2sql_core::constraints::{self, facts};
+use nl2sql_core::effects::Database;
 use nl2sql_core::error::{Error, Kind, Result};
 use nl2sql_core::options::AskOptions;
 use nl2sql_core::result::Outcome;
@@ -32,6 +33,7 @@ fn run(function: &'static str, question: Option<&str>, evidence: Option<&str>, o
     let mut audit = Audit::begin(function, Some(question), evidence, recorded)?;
     let e = ask::ask(&mut SpiDatabase, &mut model, &mut audit, Question { text: question, evidence }, &opts)?;
     let run_id = audit.run_id();
+    let elsewhere = audit.elsewhere();
     audit.finish(Finish {
         status: e.status().as_str().into(),
         error: (!e.verified).then(|| e.steps.last().map(|s| s.detail.clone()).unwrap_or_default()),
@@ -42,7 +44,7 @@ fn run(function: &'static str, question: Option<&str>, evidence: Option<&str>, o
     let verdict = if e.verified { "verified" } else { "unverified" };
     match run_id {
         Some(id) => pgrx::notice!("nl2sql run {id}: {verdict} (SELECT * FROM nl2sql_explain({id}) shows why)"),
-        None => pgrx::notice!("nl2sql: {verdict} (audit is off)"),
+        None => pgrx::notice!("nl2sql: {verdict} ({elsewhere})"),
     }
     Ok((run_id, e, opts))
 }
@@ -141,14 +143,24 @@ fn nl2sql_verify(
             (v.constraint.name().to_string(), v.constraint.phrase.clone(), v.satisfied, message)
         })
         .collect();
-    // the checker chain: a repair directive is a failed row, a note a satisfied one that says so
-    if let Ok(checked) = nl2sql_core::sql::check_query(sql) {
-        let catalog = catalog::read().sql()?;
-        let (findings, _) = nl2sql_core::ask::verify::run_checkers(&mut SpiDatabase, &checked.query, &catalog, question);
-        rows.extend(findings.into_iter().map(|f| {
-            let repair = f.severity == Severity::Repair;
-            (format!("check:{}", f.checker), String::new(), !repair, if repair { f.message } else { format!("note: {}", f.message) })
-        }));
+    // the checker chain: a repair directive is a failed row, a note a satisfied one that says so;
+    // then whether the executor accepts it (check:gate) and PostgreSQL can plan it (check:plan)
+    let unusable = |check: &str, message: String| (format!("check:{check}"), String::new(), false, message);
+    match nl2sql_core::sql::check_query(sql) {
+        Ok(checked) => {
+            let catalog = catalog::read().sql()?;
+            let (findings, _) = nl2sql_core::ask::verify::run_checkers(&mut SpiDatabase, &checked.query, &catalog, question);
+            rows.extend(findings.into_iter().map(|f| {
+                let repair = f.severity == Severity::Repair;
+                (format!("check:{}", f.checker), String::new(), !repair, if repair { f.message } else { format!("note: {}", f.message) })
+            }));
+            match SpiDatabase.plan(sql) {
+                Ok(Outcome::Failed(f)) => rows.push(unusable("plan", format!("PostgreSQL cannot plan it: {} (SQLSTATE {})", f.message, f.sqlstate))),
+                Err(refusal) => rows.push(unusable("gate", format!("{refusal} (SQLSTATE {})", refusal.sqlstate()))),
+                Ok(Outcome::Rows(_)) => {}
+            }
+        }
+        Err(refusal) => rows.push(unusable("gate", format!("{refusal} (SQLSTATE {})", refusal.sqlstate()))),
     }
     Ok(TableIterator::new(rows))
 }
