@@ -21,6 +21,14 @@ extension_sql_file!("../../sql/nl2sql.sql", name = "catalog", bootstrap);
 
 #[pg_guard]
 pub extern "C-unwind" fn _PG_init() {
+    // A release build never sends a Rust backtrace to a client: pgrx puts one in an error's DETAIL
+    // when std captures it, which RUST_BACKTRACE in the server's environment turns on;
+    // RUST_LIB_BACKTRACE=0 turns capturing off again (it takes precedence, and only for captured
+    // backtraces: a panic's own report in the server log still follows RUST_BACKTRACE). Set while
+    // the backend loads the library, before any thread of ours exists.
+    if cfg!(not(debug_assertions)) {
+        std::env::set_var("RUST_LIB_BACKTRACE", "0");
+    }
     settings::init();
 }
 
