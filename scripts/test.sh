@@ -2,7 +2,9 @@
 # Command 2: every test. Sets up what is missing, starts the fast local model, then runs
 #   1. the pure-Rust unit tests (cargo test, no cluster), and a check that the decision code builds
 #      without the HTTP clients,
-#   2. the integration tests in pgrx-tests/ against pgrx's test cluster and the real model.
+#   2. the integration tests in pgrx-tests/ against pgrx's test cluster and the real model,
+#   3. the SQL regression tests (scripts/regress.sh): pg_regress files a DBA can read, on a cluster
+#      of their own, then an upgrade from the previous release and a hot standby of that cluster.
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/env.sh"
 cd "$NL2SQL_REPO"
@@ -43,5 +45,7 @@ export CARGO_PGRX_TEST_RUNAS=postgres
 export CARGO_PGRX_TEST_PGDATA="$NL2SQL_WORK/pgrx-test-data"
 mkdir -p "$CARGO_PGRX_TEST_PGDATA"
 chown postgres "$CARGO_PGRX_TEST_PGDATA"
-cd extension
-cargo pgrx test pg15 "$@"
+(cd extension && cargo pgrx test pg15 "$@")
+
+log "SQL regression tests (pg_regress; upgrade; hot standby)"
+NL2SQL_CHAT_MODEL=0.5b NL2SQL_REGRESS_MODEL=1 "$NL2SQL_REPO/scripts/regress.sh"
