@@ -1,0 +1,11 @@
+-- nl2sql 0.1.0 -> 0.2.0 (ALTER EXTENSION nl2sql UPDATE). Keeps every row of nl2sql's tables.
+--
+-- 0.2.0 changes no SQL object: what is new lives in the library, which both versions load
+-- ($libdir/nl2sql):
+--   * read-only transactions and hot standbys: the audit goes to the server log
+--     (nl2sql.audit_read_only), separating instances are read without temp tables;
+--   * nl2sql_verify adds check:gate and check:plan rows;
+--   * a caller with column-level grants gets no instance over that table, and the reason.
+-- The upgrade test (extension/tests/upgrade) checks that an upgraded catalog equals a fresh
+-- install of 0.2.0.
+\echo Use "ALTER EXTENSION nl2sql UPDATE" to load this file. \quit
