@@ -47,5 +47,7 @@ mkdir -p "$CARGO_PGRX_TEST_PGDATA"
 chown postgres "$CARGO_PGRX_TEST_PGDATA"
 (cd extension && cargo pgrx test pg15 "$@")
 
-log "SQL regression tests (pg_regress; upgrade; hot standby)"
+# the SQL tests run against the build a user installs: cargo pgrx test left its pg_test build
+log "SQL regression tests (pg_regress; upgrade; hot standby), with the debug build installed"
+(cd extension && cargo pgrx install --pg-config "$PG_CONFIG" >/dev/null)
 NL2SQL_CHAT_MODEL=0.5b NL2SQL_REGRESS_MODEL=1 "$NL2SQL_REPO/scripts/regress.sh"
