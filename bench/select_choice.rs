@@ -10,7 +10,9 @@
 //!     size in rows, build time per pair (resolution, lineage, search, shrink; in-process).
 //! (b) Selection accuracy, scored against the gold on PostgreSQL (strict / tie-tolerant, as in
 //!     Benchmark 2): the first candidate (DAIL-SQL+GPT-4), self-consistency (the largest cluster,
-//!     nl2sql_select without the model), the confidence gate alone (the largest cluster when its
+//!     nl2sql_select without the model or the verifier), the verified majority (the same with the
+//!     verifier's weights, nl2sql_select's default; paired against self-consistency, raw choices in
+//!     bench/results/select_choice.jsonl), the confidence gate alone (the largest cluster when its
 //!     confidence reaches nl2sql.select_gate, else the first candidate that ran), the full
 //!     tournament with the local model on the first N contested questions (those below the gate,
 //!     spread evenly), and the oracle (any candidate correct). LLM calls and seconds per question.
@@ -19,6 +21,7 @@
 //!     query) against in-process; the ratio of times per pair.
 
 use std::collections::BTreeMap;
+use std::io::Write;
 use std::time::Instant;
 
 #[path = "spider.rs"]
@@ -227,6 +230,10 @@ fn main() {
     let (mut pairs, mut found, mut sizes, mut build_ms, mut ratios, mut client_found) = (0, 0, vec![], vec![], vec![], 0);
     let mut failures: Vec<String> = Vec::new();
     let (mut first, mut sc, mut gate, mut oracle) = (Choice::default(), Choice::default(), Choice::default(), Choice::default());
+    let mut verified = Choice::default();
+    let mut paired: Vec<(bool, bool)> = Vec::new();
+    let raw_path = std::env::var("NL2SQL_BENCH_OUT").unwrap_or_else(|_| format!("{}/bench/results/select_choice.jsonl", env!("CARGO_MANIFEST_DIR")));
+    let mut raw = std::io::BufWriter::new(std::fs::File::create(&raw_path).expect("raw results file"));
     let mut n_questions = 0;
     let mut contested: Vec<(u64, Vec<String>, Vec<(bool, bool)>, usize, usize)> = Vec::new();
     let started = Instant::now();
@@ -271,16 +278,28 @@ fn main() {
         first.add(correct[0]);
         oracle.add((correct.iter().any(|c| c.0), correct.iter().any(|c| c.1)));
 
-        // self-consistency and the gate, through nl2sql_select without the model
-        let chosen: Vec<(i32, f64)> = client
-            .query(
-                "SELECT candidate, confidence FROM nl2sql_select($1, $2, NULL, '{\"adjudicate\": false}') WHERE chosen",
-                &[&q["question"].as_str().unwrap(), &sqls.iter().map(|s| Some(s.clone())).collect::<Vec<_>>()],
-            )
-            .unwrap()
-            .iter()
-            .map(|r| (r.get(0), r.get::<_, f64>(1)))
-            .collect();
+        // self-consistency and the gate, through nl2sql_select without the model (and without the
+        // verifier); the verified majority: the same with the verifier's weights (the default)
+        let select_with = |client: &mut Client, options: &str| -> Vec<(i32, f64)> {
+            client
+                .query(
+                    "SELECT candidate, confidence FROM nl2sql_select($1, $2, NULL, $3::text::jsonb) WHERE chosen",
+                    &[&q["question"].as_str().unwrap(), &sqls.iter().map(|s| Some(s.clone())).collect::<Vec<_>>(), &options],
+                )
+                .unwrap()
+                .iter()
+                .map(|r| (r.get(0), r.get::<_, f64>(1)))
+                .collect()
+        };
+        let chosen = select_with(client, r#"{"adjudicate": false, "verify": false}"#);
+        let verified_choice = select_with(client, r#"{"adjudicate": false}"#);
+        if let (Some(&(a, _)), Some(&(b, _))) = (chosen.first(), verified_choice.first()) {
+            let (sc_c, ver_c) = (correct[a as usize - 1], correct[b as usize - 1]);
+            verified.add(ver_c);
+            paired.push((sc_c.1, ver_c.1));
+            writeln!(raw, "{}", json!({"question_id": qid, "db": item["db_id"], "sc_candidate": a, "sc_tie": sc_c.1, "sc_strict": sc_c.0,
+                "verified_candidate": b, "verified_tie": ver_c.1, "verified_strict": ver_c.0})).unwrap();
+        }
         if let Some(&(cand, conf)) = chosen.first() {
             let c = correct[cand as usize - 1];
             sc.add(c);
@@ -351,9 +370,24 @@ fn main() {
         }
     }
     println!("\n(b) selection accuracy (strict / tie-tolerant)");
-    for (name, c) in [("first candidate", &first), ("self-consistency", &sc), ("confidence gate alone", &gate), ("oracle", &oracle)] {
+    for (name, c) in [("first candidate", &first), ("self-consistency", &sc), ("verified majority", &verified), ("confidence gate alone", &gate), ("oracle", &oracle)] {
         println!("  {name:24} {:.1}% / {:.1}%", share(c.strict), share(c.tie));
     }
+    // paired: the verified majority against self-consistency, tie-tolerant, same questions
+    let wins = paired.iter().filter(|(a, b)| !a && *b).count();
+    let losses = paired.iter().filter(|(a, b)| *a && !b).count();
+    let d: Vec<f64> = paired.iter().map(|(a, b)| *b as i32 as f64 - *a as i32 as f64).collect();
+    let m = d.iter().sum::<f64>() / d.len().max(1) as f64;
+    let var = d.iter().map(|x| (x - m).powi(2)).sum::<f64>() / (d.len().max(2) - 1) as f64;
+    let half = 1.96 * (var / d.len().max(1) as f64).sqrt();
+    println!(
+        "  verified majority vs self-consistency (tie-tolerant, {} questions): wins {wins}, losses {losses}, difference {:+.1} pts, 95% interval [{:+.1}, {:+.1}]",
+        paired.len(),
+        100.0 * m,
+        100.0 * (m - half),
+        100.0 * (m + half)
+    );
+    println!("  raw per-question choices: {raw_path}");
     println!("  contested questions (largest cluster below the gate): {}", contested.len());
 
     if tournament_n > 0 && !contested.is_empty() {

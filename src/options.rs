@@ -261,11 +261,14 @@ pub struct SelectOptions {
     pub experts: Option<Vec<String>>,
     /// Randomised weighted majority: the gate's choice is the cluster of an expert drawn by weight.
     pub randomised: bool,
+    /// Candidates whose SQL breaks a requirement or draws a checker's repair directive weigh less
+    /// (`select::verified`).
+    pub verify: bool,
 }
 
 const SELECT_KEYS: &[&str] = &[
     "llm_model", "compare", "select_gate", "select_max_pairs", "top_clusters", "votes", "vote_temperature", "max_rows",
-    "max_trials", "instance_time_ms", "adjudicate", "experts", "voting",
+    "max_trials", "instance_time_ms", "adjudicate", "experts", "voting", "verify",
 ];
 
 const EXPERTS_WANTED: &str = "an array of expert names, one per candidate";
@@ -296,6 +299,7 @@ impl SelectOptions {
                 Some(_) => return Err(bad("experts", EXPERTS_WANTED)),
             },
             randomised: r.choice("voting", false, &[("wma", false), ("rwma", true)])?,
+            verify: r.flag("verify", true)?,
         })
     }
 

@@ -2,7 +2,7 @@
 //! single generation, and N-version generation with its candidates stage (weighted majority,
 //! or a tournament on separating instances when the candidates split).
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 use std::time::Instant;
 
 use serde_json::{json, Value};
@@ -24,7 +24,7 @@ use crate::select::answer::Answer;
 use crate::select::candidates::{run_candidate, Ran};
 use crate::select::choose::{duel_reason, play, Question};
 use crate::select::cluster::cluster;
-use crate::select::{experts, rewrite, tournament};
+use crate::select::{experts, rewrite, tournament, verified};
 use crate::sql::{check_query, limit::impose_limit};
 use crate::trace::{Stage, Status};
 
@@ -303,7 +303,16 @@ impl<D: Database + ?Sized, M: Model + ?Sized> Ask<'_, '_, D, M> {
         let answers: Vec<Option<Answer>> = ran.iter().map(|r| r.answer.clone()).collect();
         let mut clusters = cluster(&answers);
         let expert_of: Vec<Option<String>> = experts.iter().cloned().map(Some).collect();
-        experts::rank(&mut clusters, &expert_of, &self.db.expert_weights()?);
+        let weights = self.db.expert_weights()?;
+        experts::rank(&mut clusters, &expert_of, &weights);
+        // the verifier: candidates whose SQL breaks a requirement or draws a repair directive weigh less
+        let mut flagged = 0;
+        if self.opts.verify && clusters.len() > 1 {
+            let found = verified::findings(self.db, self.question.text, &ran, &self.catalog);
+            flagged = found.iter().filter(|f| !f.is_empty()).count();
+            let by_index: BTreeMap<usize, f64> = experts.iter().enumerate().map(|(i, e)| (i, weights.get(e).copied().unwrap_or(1.0))).collect();
+            verified::demote_flagged(&mut clusters, &found, &by_index);
+        }
         // the heaviest cluster that ran; if none ran, the first candidate (verification will say why)
         let mut chosen = clusters.first().map_or(0, |c| c.representative());
         let mut how = "weighted majority".to_string();
@@ -327,12 +336,13 @@ impl<D: Database + ?Sized, M: Model + ?Sized> Ask<'_, '_, D, M> {
         }
         let detail = match clusters.first() {
             Some(c) => format!(
-                "{} candidates, {} result cluster{}; chose {}'s by {how} (weight share of the heaviest {:.2})",
+                "{} candidates, {} result cluster{}; chose {}'s by {how} (weight share of the heaviest {:.2}{})",
                 candidates.len(),
                 clusters.len(),
                 if clusters.len() == 1 { "" } else { "s" },
                 candidates[chosen].0.name(),
-                c.confidence
+                c.confidence,
+                if flagged > 0 { format!("; {flagged} with findings weigh {}", verified::FLAGGED_WEIGHT) } else { String::new() }
             ),
             None => format!("{} candidates, none ran; verifying {}'s", candidates.len(), candidates[0].0.name()),
         };

@@ -17,6 +17,7 @@ use super::cluster::{cluster, Cluster};
 use super::experts;
 use super::pair::separate_pair;
 use super::tournament::{self, Duel};
+use super::verified;
 use crate::catalog::Catalog;
 use crate::effects::{Database, Model};
 use crate::error::{Error, Result};
@@ -253,6 +254,23 @@ pub fn choose<D: Database + ?Sized, M: Model + ?Sized>(
         let expert_of: Vec<Option<String>> = names.iter().cloned().map(Some).collect();
         experts::rank(&mut clusters, &expert_of, &db.expert_weights()?);
     }
+    // the verifier: candidates with findings weigh less (before the gate and the draw)
+    let mut catalog: Option<Catalog> = None;
+    let mut found: Vec<Vec<String>> = vec![Vec::new(); ran.len()];
+    if opts.verify && clusters.len() > 1 {
+        let cat = db.catalog()?;
+        found = verified::findings(db, choice.question.text, &ran, &cat);
+        let weights: BTreeMap<usize, f64> = match &opts.experts {
+            Some(names) => {
+                let w = db.expert_weights()?;
+                names.iter().enumerate().map(|(i, n)| (i, w.get(n).copied().unwrap_or(1.0))).collect()
+            }
+            None => BTreeMap::new(),
+        };
+        verified::demote_flagged(&mut clusters, &found, &weights);
+        catalog = Some(cat);
+    }
+    let flagged = found.iter().filter(|f| !f.is_empty()).count();
     if opts.randomised && clusters.len() > 1 {
         // RWMA: draw a cluster in proportion to its (weighted) confidence, reproducibly per run
         let conf: Vec<f64> = clusters.iter().map(|c| c.confidence).collect();
@@ -267,14 +285,19 @@ pub fn choose<D: Database + ?Sized, M: Model + ?Sized>(
         Stage::Cluster,
         Status::Ok,
         format!(
-            "{} result cluster{}; the largest holds {} (confidence {:.2})",
+            "{} result cluster{}; the first holds {} (confidence {:.2}){}",
             clusters.len(),
             if clusters.len() == 1 { "" } else { "s" },
             clusters.first().map_or(0, |c| c.members.len()),
-            clusters.first().map_or(0.0, |c| c.confidence)
+            clusters.first().map_or(0.0, |c| c.confidence),
+            if flagged > 0 { format!("; {flagged} candidate(s) with findings weigh {}", verified::FLAGGED_WEIGHT) } else { String::new() }
         ),
         None,
-        json!(clusters.iter().map(|c| json!({"members": c.members.iter().map(|m| m + 1).collect::<Vec<_>>(), "confidence": c.confidence})).collect::<Vec<_>>()),
+        json!(clusters
+            .iter()
+            .map(|c| json!({"members": c.members.iter().map(|m| m + 1).collect::<Vec<_>>(), "confidence": c.confidence,
+                            "findings": c.members.iter().map(|&m| json!(found[m])).collect::<Vec<_>>()}))
+            .collect::<Vec<_>>()),
     )?;
 
     // 3. the gate, or the tournament
@@ -283,7 +306,10 @@ pub fn choose<D: Database + ?Sized, M: Model + ?Sized>(
     let played = if gate_decides {
         Vec::new()
     } else {
-        let catalog = db.catalog()?;
+        let catalog = match catalog.take() {
+            Some(c) => c,
+            None => db.catalog()?,
+        };
         play(db, model, trace, choice.question, &ran, &clusters, &catalog, opts)?
     };
     let duels: Vec<Duel> = played.iter().map(|p| p.duel).collect();
@@ -306,7 +332,12 @@ pub fn choose<D: Database + ?Sized, M: Model + ?Sized>(
             } else {
                 format!("confidence {:.2} ≥ gate {:.2}; no model call needed", c.confidence, opts.select_gate)
             };
-            return format!("its result is shared by {} of {ok} candidates that ran ({why})", c.members.len());
+            let weighed = if flagged > 0 {
+                format!("; with the {flagged} candidate(s) whose SQL has findings weighing {}, its weight share is {:.2}", verified::FLAGGED_WEIGHT, c.confidence)
+            } else {
+                String::new()
+            };
+            return format!("its result is shared by {} of {ok} candidates that ran ({why}){weighed}", c.members.len());
         }
         duel_reason(ci, &clusters, &played).unwrap_or_else(|| {
             let mine = played.iter().filter(|p| p.duel.a == ci || p.duel.b == ci).count();
@@ -344,6 +375,12 @@ pub fn choose<D: Database + ?Sized, M: Model + ?Sized>(
                         let other = if p.duel.a == ci { p.duel.b } else { p.duel.a };
                         format!("lost to candidate {} on a {}-row instance", clusters[other].representative() + 1, p.instance_rows.unwrap_or(0))
                     }
+                    None if gate_decides && !found[i].is_empty() => format!(
+                        "a lighter result cluster than candidate {}'s: its SQL breaks {} (weighs {})",
+                        chosen.map_or(0, |c| c + 1),
+                        found[i].join(", "),
+                        verified::FLAGGED_WEIGHT
+                    ),
                     None if gate_decides => format!("a smaller result cluster than candidate {}'s", chosen.map_or(0, |c| c + 1)),
                     None => format!("scored {:.2}, below the chosen candidate", scores[ci]),
                 }

@@ -15,6 +15,7 @@ pub mod rewrite;
 pub mod separate;
 pub mod softf1;
 pub mod tournament;
+pub mod verified;
 
 #[cfg(test)]
 mod tests;

@@ -27,12 +27,26 @@ fn db() -> ScriptedDb {
         .answer("price > 10", rows(&["title"], json!([["Emma"]])))
 }
 
+/// A question none of the candidates breaks (the verifier stays out of the way of the mechanics
+/// these tests check; `the_verifier_settles_a_split` is about the verifier).
+const NEUTRAL: &str = "Which books should we stock?";
+
 fn select(db: &mut ScriptedDb, model: &mut ScriptedModel, candidates: &[Option<&str>], options: Value) -> (Result<Selection>, Vec<(&'static str, &'static str)>) {
+    select_asking(NEUTRAL, db, model, candidates, options)
+}
+
+fn select_asking(
+    question: &str,
+    db: &mut ScriptedDb,
+    model: &mut ScriptedModel,
+    candidates: &[Option<&str>],
+    options: Value,
+) -> (Result<Selection>, Vec<(&'static str, &'static str)>) {
     let opts = SelectOptions::parse(&options, &Settings::default()).expect("valid options");
     let candidates: Vec<Option<String>> = candidates.iter().map(|c| c.map(str::to_string)).collect();
     let mut numbering = Numbering::default();
     let mut trace = Trace::new(&mut numbering);
-    let choice = Choice { question: Question { text: "Which books cost less than 10?", evidence: None }, candidates: &candidates, seed: 1 };
+    let choice = Choice { question: Question { text: question, evidence: None }, candidates: &candidates, seed: 1 };
     let result = choose(db, model, &mut trace, choice, &opts);
     let steps = trace.steps.iter().map(|s| (s.stage.as_str(), s.status.as_str())).collect();
     (result, steps)
@@ -200,4 +214,25 @@ fn distinguish_shows_the_instance_or_the_agreement() {
 
 fn db_failing_b() -> ScriptedDb {
     db().answer("nosuch", crate::testing::failed("column \"nosuch\" does not exist"))
+}
+
+#[test]
+fn the_verifier_settles_a_split() {
+    // "less than 10": the candidate comparing with > breaks the question's comparison, weighs half,
+    // and the clean one passes the gate (1 against 0.5: confidence 0.67) without a duel
+    let mut model = ScriptedModel::new(vec![unreachable()]);
+    let (s, steps) = select_asking("Which books cost less than 10?", &mut db(), &mut model, &[Some(DEAR), Some(CHEAP)], json!({}));
+    let s = s.unwrap();
+    assert_eq!(steps, [("execute", "ok"), ("cluster", "ok"), ("chosen", "ok")]);
+    assert_eq!(s.chosen, Some(1));
+    assert!(s.rows[1].reason.contains("its weight share is 0.67"), "{}", s.rows[1].reason);
+    assert!(s.rows[0].reason.contains("its SQL breaks comparison"), "{}", s.rows[0].reason);
+    assert!(model.requests.is_empty());
+    // without the verifier the same split goes to a duel
+    let mut db = db();
+    db.instances = vec![Ok(found("Emma", "Dune"))].into();
+    let mut model = ScriptedModel::new(vec![text_reply(r#"{"reasoning": "", "rows": [["Dune"]]}"#)]);
+    let (s, steps) = select_asking("Which books cost less than 10?", &mut db, &mut model, &[Some(DEAR), Some(CHEAP)], json!({"verify": false}));
+    assert_eq!(steps, [("execute", "ok"), ("cluster", "ok"), ("duel", "ok"), ("chosen", "ok")]);
+    assert_eq!(s.unwrap().chosen, Some(1));
 }

@@ -1,0 +1,121 @@
+//! Selection hears the verifier: a candidate whose SQL breaks a requirement of the question (the
+//! rule-extracted constraints) or draws a repair directive from the checker chain weighs less in
+//! its cluster's confidence.
+//!
+//! - Each candidate that ran is checked on its syntax tree, the catalog and (for the data-judged
+//!   checkers, as the caller) the data: the same findings `nl2sql_verify` lists.
+//! - A candidate with a finding weighs [`FLAGGED_WEIGHT`] of a clean one (times its expert's weight,
+//!   when experts are named). A cluster's confidence becomes its share of the total weight, and the
+//!   clusters are ranked by it (then size, then first member), before the gate.
+//! - The findings are evidence, not proof (Benchmark 7: a flag means wrong SQL about 83% of the
+//!   time): a flagged cluster is demoted, never removed, so a large flagged majority can still win.
+
+use std::collections::BTreeMap;
+
+use super::candidates::Ran;
+use super::cluster::Cluster;
+use crate::ask::verify::run_checkers;
+use crate::catalog::Catalog;
+use crate::checks::Severity;
+use crate::constraints::{self, facts};
+use crate::effects::Executor;
+
+/// The weight of a candidate with a finding, relative to a clean one.
+pub const FLAGGED_WEIGHT: f64 = 0.5;
+
+/// The findings of each candidate: requirement names (`top_k`, `check:direction`, ...); empty for a
+/// clean candidate and for one that did not run.
+pub fn findings<E: Executor + ?Sized>(db: &mut E, question: &str, ran: &[Ran], catalog: &Catalog) -> Vec<Vec<String>> {
+    let wanted = constraints::extract(question, None);
+    ran.iter()
+        .map(|r| {
+            let Some(query) = r.query.as_deref() else { return Vec::new() };
+            let sql = query.to_string();
+            let mut found: Vec<String> = match facts::facts_of(&sql, facts::SqlDialect::Postgres) {
+                Ok(f) => constraints::verify_all(&wanted, &f).into_iter().filter(|v| !v.satisfied).map(|v| v.constraint.name().to_string()).collect(),
+                Err(_) => Vec::new(),
+            };
+            let (checks, _) = run_checkers(db, query, catalog, question);
+            found.extend(checks.into_iter().filter(|f| f.severity == Severity::Repair).map(|f| format!("check:{}", f.checker)));
+            found
+        })
+        .collect()
+}
+
+/// Re-weigh `clusters` by `weight_of` each member (1 clean, [`FLAGGED_WEIGHT`] flagged, times the
+/// expert's weight) and rank them. Confidence: the cluster's share of the total weight.
+pub fn reweigh(clusters: &mut [Cluster], weight_of: impl Fn(usize) -> f64) {
+    let sums: Vec<f64> = clusters.iter().map(|c| c.members.iter().map(|&m| weight_of(m)).sum()).collect();
+    let total: f64 = sums.iter().sum();
+    for (c, s) in clusters.iter_mut().zip(&sums) {
+        c.confidence = if total > 0.0 { s / total } else { 0.0 };
+    }
+    clusters.sort_by(|a, b| {
+        b.confidence
+            .partial_cmp(&a.confidence)
+            .unwrap_or(std::cmp::Ordering::Equal)
+            .then(b.members.len().cmp(&a.members.len()))
+            .then(a.members[0].cmp(&b.members[0]))
+    });
+}
+
+/// Demote the clusters of flagged candidates: `expert_weight` of each candidate (1 without
+/// experts) times [`FLAGGED_WEIGHT`] when it has a finding. Returns whether any was flagged.
+pub fn demote_flagged(clusters: &mut [Cluster], found: &[Vec<String>], expert_weight: &BTreeMap<usize, f64>) -> bool {
+    if found.iter().all(Vec::is_empty) {
+        return false;
+    }
+    reweigh(clusters, |m| {
+        let w = expert_weight.get(&m).copied().unwrap_or(1.0);
+        if found.get(m).is_some_and(|f| !f.is_empty()) {
+            w * FLAGGED_WEIGHT
+        } else {
+            w
+        }
+    });
+    true
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn c(members: &[usize], confidence: f64) -> Cluster {
+        Cluster { members: members.to_vec(), confidence }
+    }
+
+    #[test]
+    fn a_flagged_majority_yields_to_a_clean_minority_only_when_the_weight_says_so() {
+        // 3 flagged vs 2 clean: 1.5 against 2, the clean cluster leads
+        let mut cl = vec![c(&[0, 1, 2], 0.6), c(&[3, 4], 0.4)];
+        let found = vec![vec!["top_k".to_string()], vec!["top_k".to_string()], vec!["top_k".to_string()], vec![], vec![]];
+        assert!(demote_flagged(&mut cl, &found, &BTreeMap::new()));
+        assert_eq!(cl[0].members, vec![3, 4]);
+        assert!((cl[0].confidence - 2.0 / 3.5).abs() < 1e-9, "{cl:?}");
+        // 5 flagged vs 2 clean: 2.5 against 2, the majority keeps its lead
+        let mut cl = vec![c(&[0, 1, 2, 3, 4], 5.0 / 7.0), c(&[5, 6], 2.0 / 7.0)];
+        let mut found = vec![vec!["check:direction".to_string()]; 5];
+        found.extend([vec![], vec![]]);
+        demote_flagged(&mut cl, &found, &BTreeMap::new());
+        assert_eq!(cl[0].members, vec![0, 1, 2, 3, 4]);
+    }
+
+    #[test]
+    fn nothing_flagged_changes_nothing() {
+        let mut cl = vec![c(&[0, 1], 0.5), c(&[2], 0.25), c(&[3], 0.25)];
+        let before = cl.clone();
+        assert!(!demote_flagged(&mut cl, &[vec![], vec![], vec![], vec![]], &BTreeMap::new()));
+        assert_eq!(cl, before);
+    }
+
+    #[test]
+    fn expert_weights_multiply() {
+        // one heavy flagged expert (4 x 0.5 = 2) against two clean light ones (1 + 1 = 2): a tie in
+        // weight goes to the larger cluster
+        let mut cl = vec![c(&[0], 0.5), c(&[1, 2], 0.5)];
+        let weights: BTreeMap<usize, f64> = [(0, 4.0), (1, 1.0), (2, 1.0)].into();
+        demote_flagged(&mut cl, &[vec!["count".into()], vec![], vec![]], &weights);
+        assert_eq!(cl[0].members, vec![1, 2]);
+        assert!((cl[0].confidence - 0.5).abs() < 1e-9);
+    }
+}
