@@ -281,7 +281,9 @@ fn select_with_the_local_model_plays_a_duel_and_chooses_one() {
     load_bookshop();
     let most = "SELECT a.name FROM authors a JOIN books b ON b.author_id = a.author_id ORDER BY b.price DESC LIMIT 1";
     let least = "SELECT a.name FROM authors a JOIN books b ON b.author_id = a.author_id ORDER BY b.price ASC LIMIT 1";
-    let rows = select_rows("Which author wrote the most expensive book?", &[most, least], "{\"votes\": 1}");
+    // the verifier off: it would settle this split by itself ("most expensive" against ORDER BY … ASC),
+    // and this test is about the duel
+    let rows = select_rows("Which author wrote the most expensive book?", &[most, least], "{\"votes\": 1, \"verify\": false}");
     assert_eq!(rows.iter().filter(|r| r.3).count(), 1, "{rows:?}");
     let duel = &rows[0].5.as_ref().expect("a duel was played")["duels"][0]["duel"];
     assert_eq!(duel["found"], json!(true), "{duel}");
