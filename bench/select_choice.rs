@@ -232,6 +232,7 @@ fn main() {
     let (mut first, mut sc, mut gate, mut oracle) = (Choice::default(), Choice::default(), Choice::default(), Choice::default());
     let mut verified = Choice::default();
     let mut paired: Vec<(bool, bool)> = Vec::new();
+    let (mut bag, mut paired_bag) = (Choice::default(), Vec::<(bool, bool)>::new());
     let raw_path = std::env::var("NL2SQL_BENCH_OUT").unwrap_or_else(|_| format!("{}/bench/results/select_choice.jsonl", env!("CARGO_MANIFEST_DIR")));
     let mut raw = std::io::BufWriter::new(std::fs::File::create(&raw_path).expect("raw results file"));
     let mut n_questions = 0;
@@ -291,14 +292,18 @@ fn main() {
                 .map(|r| (r.get(0), r.get::<_, f64>(1)))
                 .collect()
         };
-        let chosen = select_with(client, r#"{"adjudicate": false, "verify": false}"#);
-        let verified_choice = select_with(client, r#"{"adjudicate": false}"#);
-        if let (Some(&(a, _)), Some(&(b, _))) = (chosen.first(), verified_choice.first()) {
-            let (sc_c, ver_c) = (correct[a as usize - 1], correct[b as usize - 1]);
+        let chosen = select_with(client, r#"{"adjudicate": false, "verify": false, "compare": "set"}"#);
+        let verified_choice = select_with(client, r#"{"adjudicate": false, "compare": "set"}"#);
+        let bag_choice = select_with(client, r#"{"adjudicate": false, "compare": "bag"}"#);
+        if let (Some(&(a, _)), Some(&(b, _)), Some(&(g, _))) = (chosen.first(), verified_choice.first(), bag_choice.first()) {
+            let (sc_c, ver_c, bag_c) = (correct[a as usize - 1], correct[b as usize - 1], correct[g as usize - 1]);
             verified.add(ver_c);
+            bag.add(bag_c);
             paired.push((sc_c.1, ver_c.1));
+            paired_bag.push((ver_c.1, bag_c.1));
             writeln!(raw, "{}", json!({"question_id": qid, "db": item["db_id"], "sc_candidate": a, "sc_tie": sc_c.1, "sc_strict": sc_c.0,
-                "verified_candidate": b, "verified_tie": ver_c.1, "verified_strict": ver_c.0})).unwrap();
+                "verified_candidate": b, "verified_tie": ver_c.1, "verified_strict": ver_c.0,
+                "bag_candidate": g, "bag_tie": bag_c.1, "bag_strict": bag_c.0})).unwrap();
         }
         if let Some(&(cand, conf)) = chosen.first() {
             let c = correct[cand as usize - 1];
@@ -373,20 +378,25 @@ fn main() {
     for (name, c) in [("first candidate", &first), ("self-consistency", &sc), ("verified majority", &verified), ("confidence gate alone", &gate), ("oracle", &oracle)] {
         println!("  {name:24} {:.1}% / {:.1}%", share(c.strict), share(c.tie));
     }
-    // paired: the verified majority against self-consistency, tie-tolerant, same questions
-    let wins = paired.iter().filter(|(a, b)| !a && *b).count();
-    let losses = paired.iter().filter(|(a, b)| *a && !b).count();
-    let d: Vec<f64> = paired.iter().map(|(a, b)| *b as i32 as f64 - *a as i32 as f64).collect();
-    let m = d.iter().sum::<f64>() / d.len().max(1) as f64;
-    let var = d.iter().map(|x| (x - m).powi(2)).sum::<f64>() / (d.len().max(2) - 1) as f64;
-    let half = 1.96 * (var / d.len().max(1) as f64).sqrt();
-    println!(
-        "  verified majority vs self-consistency (tie-tolerant, {} questions): wins {wins}, losses {losses}, difference {:+.1} pts, 95% interval [{:+.1}, {:+.1}]",
-        paired.len(),
-        100.0 * m,
-        100.0 * (m - half),
-        100.0 * (m + half)
-    );
+    println!("  verified majority, bag   {:.1}% / {:.1}%", share(bag.strict), share(bag.tie));
+    // paired, tie-tolerant, same questions
+    let compare = |label: &str, pairs: &[(bool, bool)]| {
+        let wins = pairs.iter().filter(|(a, b)| !a && *b).count();
+        let losses = pairs.iter().filter(|(a, b)| *a && !b).count();
+        let d: Vec<f64> = pairs.iter().map(|(a, b)| *b as i32 as f64 - *a as i32 as f64).collect();
+        let m = d.iter().sum::<f64>() / d.len().max(1) as f64;
+        let var = d.iter().map(|x| (x - m).powi(2)).sum::<f64>() / (d.len().max(2) - 1) as f64;
+        let half = 1.96 * (var / d.len().max(1) as f64).sqrt();
+        println!(
+            "  {label} (tie-tolerant, {} questions): wins {wins}, losses {losses}, difference {:+.1} pts, 95% interval [{:+.1}, {:+.1}]",
+            pairs.len(),
+            100.0 * m,
+            100.0 * (m - half),
+            100.0 * (m + half)
+        );
+    };
+    compare("verified majority vs self-consistency", &paired);
+    compare("compare bag vs set (verified majority)", &paired_bag);
     println!("  raw per-question choices: {raw_path}");
     println!("  contested questions (largest cluster below the gate): {}", contested.len());
 

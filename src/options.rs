@@ -278,7 +278,7 @@ impl SelectOptions {
         let r = Reader::new(options, SELECT_KEYS, "{\"compare\": \"bag\"}")?;
         Ok(SelectOptions {
             llm_model: r.name("llm_model", &s.llm_model)?,
-            compare: r.choice("compare", RowSemantics::Set, &[("set", RowSemantics::Set), ("bag", RowSemantics::Bag)])?,
+            compare: r.choice("compare", RowSemantics::Bag, &[("set", RowSemantics::Set), ("bag", RowSemantics::Bag)])?,
             select_gate: r.real("select_gate", s.select_gate, 1.0)?,
             select_max_pairs: r.count("select_max_pairs", s.select_max_pairs, 0, 100)?,
             top_clusters: r.count("top_clusters", 4, 2, 10)?,

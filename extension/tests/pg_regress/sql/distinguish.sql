@@ -9,11 +9,13 @@ SELECT d -> 'differ' AS differ, d -> 'found' AS found,
 FROM nl2sql_distinguish('SELECT count(*) FROM orders WHERE amount > 12.5',
                         'SELECT count(*) FROM orders WHERE amount >= 12.5') AS d;
 
--- a join and its DISTINCT twin agree as sets; compared as bags, one customer with two orders
--- separates them, and the instance keeps the rows the foreign key needs
+-- a join and its DISTINCT twin agree as sets; compared as bags (the default, as execution
+-- accuracy compares results), one customer with two orders separates them, and the instance keeps
+-- the rows the foreign key needs
 SELECT d -> 'differ' AS differ, d ->> 'reason' AS reason
 FROM nl2sql_distinguish('SELECT c.name FROM customers c JOIN orders o ON o.customer_id = c.customer_id',
-                        'SELECT DISTINCT c.name FROM customers c JOIN orders o ON o.customer_id = c.customer_id') AS d;
+                        'SELECT DISTINCT c.name FROM customers c JOIN orders o ON o.customer_id = c.customer_id',
+                        '{"compare": "set"}') AS d;
 SELECT d -> 'differ' AS differ, d -> 'found' AS found,
        d -> 'instance' -> 'row_count' AS instance_rows,
        (SELECT jsonb_agg(t -> 'table' ORDER BY t ->> 'table') FROM jsonb_array_elements(d -> 'instance' -> 'tables') AS t) AS tables,
