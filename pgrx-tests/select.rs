@@ -127,9 +127,11 @@ fn distinguish_reports_queries_that_agree_and_refuses_bad_input() {
     let d = distinguish("SELECT count(*) FROM books WHERE price > 20", "SELECT count(*) FROM books WHERE price >= 20.01", "{}");
     assert_eq!(d["differ"], json!(false), "{d}");
     assert!(d["reason"].as_str().unwrap().contains("same result"), "{d}");
-    // a missing DISTINCT is no difference when rows compare as sets (the default)
-    let d = distinguish("SELECT author_id FROM books", "SELECT DISTINCT author_id FROM books", "{}");
+    // a missing DISTINCT is no difference when rows compare as sets; as bags (the default) it is one
+    let d = distinguish("SELECT author_id FROM books", "SELECT DISTINCT author_id FROM books", "{\"compare\": \"set\"}");
     assert_eq!(d["differ"], json!(false), "{d}");
+    let d = distinguish("SELECT author_id FROM books", "SELECT DISTINCT author_id FROM books", "{}");
+    assert_eq!((d["differ"].clone(), d["full_database"]["compared_as"].clone()), (json!(true), json!("bag")), "{d}");
     // DML is refused with its SQLSTATE; so are unknown options
     let err = error_of("nl2sql_distinguish('DELETE FROM books', 'SELECT 1')").expect("an error");
     assert!(err.starts_with("25006: query A is refused"), "{err}");
