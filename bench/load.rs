@@ -3,6 +3,13 @@
 //!
 //!     bench/load_spider.sh                      # once: the databases, with the extension
 //!     cargo run --release --example load -- [--sessions 16] [--calls 300] [DATA_DIR]
+//!     cargo run --release --example load -- --ask --sessions 8 --calls 50   # nl2sql with a scripted endpoint
+//!
+//! With `--ask`, each session calls `nl2sql(question)` instead, against a fast scripted model
+//! endpoint this program serves itself (chat and embeddings, OpenAI-compatible, answering at once:
+//! `{"action": "done"}` to a probe step, `{"sql": "SELECT 1"}` to a generation or repair, an empty
+//! answer to keywords, a fixed 384-dimension vector to embeddings). It measures the pipeline's own
+//! machinery under concurrency (executor, verification, fix, repair, audit), not a model.
 //!
 //! Each session is one thread with its own connection to one of the 13 databases (sessions spread
 //! over them in turn) and makes `--calls` calls, cycling through the four functions over that
@@ -26,7 +33,7 @@ use std::time::Instant;
 mod spider;
 
 use postgres::Client;
-use serde_json::Value;
+use serde_json::{json, Value};
 use spider::connect;
 
 /// Refusals a function documents as its answer for such input.
@@ -76,12 +83,72 @@ fn memory(client: &mut Client) -> i64 {
     client.query_one("SELECT sum(total_bytes)::bigint FROM pg_backend_memory_contexts", &[]).map(|r| r.get(0)).unwrap_or(0)
 }
 
+/// The scripted model endpoint of `--ask`: every request answered at once, on its own thread.
+fn serve_scripted_model() -> String {
+    use std::io::{BufRead, BufReader, Read, Write as _};
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("bind");
+    let port = listener.local_addr().unwrap().port();
+    std::thread::spawn(move || {
+        for stream in listener.incoming().flatten() {
+            std::thread::spawn(move || {
+                let mut reader = BufReader::new(stream.try_clone().unwrap());
+                let (mut path, mut len) = (String::new(), 0usize);
+                let mut line = String::new();
+                if reader.read_line(&mut line).unwrap_or(0) == 0 {
+                    return;
+                }
+                path.push_str(line.split_whitespace().nth(1).unwrap_or(""));
+                loop {
+                    line.clear();
+                    if reader.read_line(&mut line).unwrap_or(0) == 0 {
+                        return;
+                    }
+                    if let Some(v) = line.to_ascii_lowercase().strip_prefix("content-length:") {
+                        len = v.trim().parse().unwrap_or(0);
+                    }
+                    if line == "\r\n" {
+                        break;
+                    }
+                }
+                let mut body = vec![0; len];
+                if reader.read_exact(&mut body).is_err() {
+                    return;
+                }
+                let req: Value = serde_json::from_slice(&body).unwrap_or(Value::Null);
+                let answer = if path.ends_with("/embeddings") {
+                    let inputs = match &req["input"] {
+                        Value::Array(a) => a.len(),
+                        _ => 1,
+                    };
+                    let data: Vec<Value> =
+                        (0..inputs).map(|i| json!({"index": i, "embedding": (0..384).map(|k| ((k * 7 + i) % 13) as f64 / 13.0).collect::<Vec<_>>()})).collect();
+                    json!({"data": data, "model": "scripted", "usage": {"prompt_tokens": 1, "total_tokens": 1}})
+                } else {
+                    let content = match req["response_format"]["json_schema"]["name"].as_str() {
+                        Some("step") => json!({"action": "done"}),
+                        Some("answer") => json!({"reasoning": "", "rows": []}),
+                        Some("keywords") => json!({"keywords": []}),
+                        _ => json!({"sql": "SELECT 1"}),
+                    };
+                    json!({"model": "scripted", "choices": [{"index": 0, "message": {"role": "assistant", "content": content.to_string()}, "finish_reason": "stop"}],
+                           "usage": {"prompt_tokens": 10, "completion_tokens": 5}})
+                };
+                let text = answer.to_string();
+                let mut stream = reader.into_inner();
+                let _ = write!(stream, "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{text}", text.len());
+            });
+        }
+    });
+    format!("http://127.0.0.1:{port}/v1")
+}
+
 /// One call of `function` on `task`; Ok(()) or the error's SQLSTATE and message.
 fn call(client: &mut Client, function: &'static str, task: &Task) -> Result<(), (String, String)> {
     let cands = &task.candidates;
     let r = match function {
         "nl2sql_try" => client.query("SELECT nl2sql_try($1, 100)", &[&task.gold]).map(|_| ()),
         "nl2sql_verify" => client.query("SELECT * FROM nl2sql_verify($1, $2)", &[&task.question, &cands[0]]).map(|_| ()),
+        "nl2sql" => client.query("SELECT nl2sql($1)", &[&task.question]).map(|_| ()),
         "nl2sql_distinguish" => {
             // the first candidate against the first one that is not the same text
             let other = cands.iter().find(|c| *c != &cands[0]).unwrap_or(&task.gold);
@@ -130,19 +197,25 @@ fn main() {
     let sessions = arg(&args, "--sessions", 16);
     let calls = arg(&args, "--calls", 300);
     let data = args.iter().rev().find(|a| !a.starts_with("--") && a.parse::<usize>().is_err()).cloned().unwrap_or_else(|| "../shared/data".into());
-    println!("command: cargo run --release --example load -- --sessions {sessions} --calls {calls} {data}");
+    println!(
+        "command: cargo run --release --example load -- {}--sessions {sessions} --calls {calls} {data}",
+        if args.iter().any(|a| a == "--ask") { "--ask " } else { "" }
+    );
     let tasks = Arc::new(tasks(&data));
     let dbs: Vec<String> = tasks.iter().map(|t| t.db.clone()).collect::<std::collections::BTreeSet<_>>().into_iter().collect();
     println!("{} questions over {} databases; {sessions} sessions x {calls} calls", tasks.len(), dbs.len());
 
     let before: BTreeMap<String, String> = dbs.iter().map(|db| (db.clone(), table_digest(&mut connect(db)))).collect();
-    const FUNCTIONS: [&str; 4] = ["nl2sql_try", "nl2sql_verify", "nl2sql_distinguish", "nl2sql_select"];
+    let ask = args.iter().any(|a| a == "--ask");
+    let endpoint = ask.then(serve_scripted_model);
+    let functions: &'static [&'static str] =
+        if ask { &["nl2sql"] } else { &["nl2sql_try", "nl2sql_verify", "nl2sql_distinguish", "nl2sql_select"] };
     let tally = Arc::new(Mutex::new(Tally::default()));
     let started = Instant::now();
     let barrier = Arc::new(std::sync::Barrier::new(sessions));
     let handles: Vec<_> = (0..sessions)
         .map(|s| {
-            let (tasks, tally, barrier, dbs) = (tasks.clone(), tally.clone(), barrier.clone(), dbs.clone());
+            let (tasks, tally, barrier, dbs, endpoint) = (tasks.clone(), tally.clone(), barrier.clone(), dbs.clone(), endpoint.clone());
             std::thread::spawn(move || {
                 let mut clients: BTreeMap<String, (Client, i64)> = BTreeMap::new();
                 let mut mine = Tally::default();
@@ -152,9 +225,16 @@ fn main() {
                 let own: Vec<&Task> = tasks.iter().filter(|t| &t.db == db).collect();
                 for i in 0..calls {
                     let task = own[(s / dbs.len() * 7 + i) % own.len()];
-                    let function = FUNCTIONS[(s + i) % FUNCTIONS.len()];
+                    let function = functions[(s + i) % functions.len()];
                     let fresh = !clients.contains_key(&task.db);
-                    let (client, _) = clients.entry(task.db.clone()).or_insert_with(|| (connect(&task.db), 0));
+                    let (client, _) = clients.entry(task.db.clone()).or_insert_with(|| {
+                        let mut c = connect(&task.db);
+                        if let Some(e) = &endpoint {
+                            c.batch_execute(&format!("SET nl2sql.llm_endpoint = '{e}'; SET nl2sql.embedding_endpoint = '{e}'; SET nl2sql.llm_model = 'scripted'"))
+                                .expect("point the session at the scripted endpoint");
+                        }
+                        (c, 0)
+                    });
                     let t = Instant::now();
                     let r = call(client, function, task);
                     mine.calls.entry(function).or_default().push(t.elapsed().as_secs_f64() * 1000.0);
