@@ -16,6 +16,9 @@ use super::wire::{CallPolicy, ChatReply, ChatRequest, Embeddings, Endpoint, LlmE
 
 /// How long the waiting thread sleeps between interrupt checks.
 pub const WAIT_SLICE: Duration = Duration::from_millis(50);
+/// The largest answer body read from a model server, in bytes (both clients); a larger one is a
+/// bad response, not something to hold in a backend's memory.
+pub const MAX_BODY: usize = 10 << 20;
 
 
 /// Ask for a chat completion.
@@ -219,7 +222,7 @@ fn exchange(url: &str, api_key: Option<&str>, body: &Value, timeout: Duration) -
     };
     let status = response.status().as_u16();
     let retry_after = retry_after(response.headers().get("retry-after").and_then(|v| v.to_str().ok()));
-    let text = match response.body_mut().read_to_string() {
+    let text = match response.body_mut().with_config().limit(MAX_BODY as u64).read_to_string() {
         Ok(t) => t,
         Err(ureq::Error::Timeout(_)) => {
             return Err((LlmError::Timeout { endpoint: shown, after: timeout }, None))

@@ -16,7 +16,7 @@ use serde_json::Value;
 use tokio::sync::{oneshot, Semaphore};
 use tokio::task::JoinSet;
 
-use super::client::{redact_url, reply_of, retry_after, settle, Attempt, Backoff, WAIT_SLICE};
+use super::client::{redact_url, reply_of, retry_after, settle, Attempt, Backoff, MAX_BODY, WAIT_SLICE};
 use super::{CallPolicy, ChatReply, ChatRequest, Endpoint, LlmError};
 
 /// Ask for every request's completion, at most `concurrency` at a time; the results come back in
@@ -165,14 +165,26 @@ async fn exchange(client: &reqwest::Client, url: &str, api_key: Option<&str>, bo
     };
     let status = response.status().as_u16();
     let after = retry_after(response.headers().get(reqwest::header::RETRY_AFTER).and_then(|v| v.to_str().ok()));
-    match response.text().await {
-        Ok(text) => settle(shown, status, &text, after),
-        Err(e) if e.is_timeout() => Err((LlmError::Timeout { endpoint: shown, after: timeout }, None)),
-        Err(e) => Err((
-            LlmError::BadResponse { endpoint: shown, cause: format!("reading the body: {}", describe(&e)) },
-            None,
-        )),
+    // read the body in chunks, up to MAX_BODY
+    let mut response = response;
+    let mut body: Vec<u8> = Vec::new();
+    loop {
+        match response.chunk().await {
+            Ok(Some(chunk)) => {
+                if body.len() + chunk.len() > MAX_BODY {
+                    let cause = format!("reading the body: the answer is larger than {} MB", MAX_BODY >> 20);
+                    return Err((LlmError::BadResponse { endpoint: shown, cause }, None));
+                }
+                body.extend_from_slice(&chunk);
+            }
+            Ok(None) => break,
+            Err(e) if e.is_timeout() => return Err((LlmError::Timeout { endpoint: shown, after: timeout }, None)),
+            Err(e) => {
+                return Err((LlmError::BadResponse { endpoint: shown, cause: format!("reading the body: {}", describe(&e)) }, None));
+            }
+        }
     }
+    settle(shown, status, &String::from_utf8_lossy(&body), after)
 }
 
 /// The innermost cause, worded as the blocking client words it.
@@ -320,6 +332,55 @@ mod tests {
         }));
         assert!(outcome.is_err());
         assert_eq!(checks.load(Ordering::SeqCst), 4);
+    }
+
+    /// A server answering each connection with the next raw reply (headers included), then hanging up.
+    fn raw_server(replies: Vec<Vec<u8>>) -> String {
+        let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+        let port = listener.local_addr().unwrap().port();
+        std::thread::spawn(move || {
+            for (stream, reply) in listener.incoming().zip(replies) {
+                let mut stream = stream.unwrap();
+                let _ = read_request(&stream);
+                let _ = stream.write_all(&reply);
+                let _ = stream.shutdown(std::net::Shutdown::Both);
+            }
+        });
+        format!("http://127.0.0.1:{port}/v1")
+    }
+
+    fn raw(status: u16, headers: &str, length: usize, body: &[u8]) -> Vec<u8> {
+        let mut r = format!("HTTP/1.1 {status} X\r\nContent-Length: {length}\r\n{headers}Connection: close\r\n\r\n").into_bytes();
+        r.extend_from_slice(body);
+        r
+    }
+
+    const OK: &str = r#"{"choices":[{"message":{"content":"ok"}}]}"#;
+
+    #[test]
+    fn faults_are_worded_as_for_one_call() {
+        let huge = vec![b' '; 11 << 20];
+        let cut = &OK.as_bytes()[..OK.len() / 2];
+        let base = raw_server(vec![raw(200, "", huge.len(), &huge), raw(200, "", OK.len(), cut), raw(200, "", cut.len(), cut)]);
+        let endpoint = Endpoint { base_url: base, model: "m".into(), api_key: None };
+        // one request at a time, so each meets its own fault
+        let replies = chat_all(&endpoint, &policy(), &requests(3), 1, &|| {});
+        let causes: Vec<String> = replies.iter().map(|r| r.as_ref().unwrap_err().to_string()).collect();
+        assert!(causes[0].contains("larger than 10 MB"), "{causes:?}");
+        assert!(causes[1].contains("reading the body"), "{causes:?}");
+        assert!(causes[2].contains("not JSON"), "{causes:?}");
+        assert!(replies.iter().all(|r| r.as_ref().unwrap_err().sqlstate() == "38000"));
+    }
+
+    #[test]
+    fn retry_after_is_honoured_by_the_fan_out_too() {
+        let base = raw_server(vec![raw(429, "Retry-After: 1\r\n", 2, b"{}"), raw(200, "", OK.len(), OK.as_bytes())]);
+        let endpoint = Endpoint { base_url: base, model: "m".into(), api_key: None };
+        let started = std::time::Instant::now();
+        let replies = chat_all(&endpoint, &CallPolicy { retries: 1, ..policy() }, &requests(1), 1, &|| {});
+        assert_eq!(replies[0].as_ref().unwrap().content, "ok");
+        // the back-off of this policy is 10 ms: only the header explains a wait of a second
+        assert!(started.elapsed() >= Duration::from_millis(950), "waited {:?}", started.elapsed());
     }
 
     #[test]
