@@ -349,6 +349,22 @@ mod tests {
     }
 
     #[test]
+    fn a_cancel_during_a_retry_after_wait_ends_the_call() {
+        // the server asks for 20 s; the interrupt check fires during that wait, before any retry
+        let (base, hits) = scripted_raw(vec![response(503, "Retry-After: 20\r\n", 2, b"{}"), response(200, "", OK.len(), OK.as_bytes())]);
+        let checks = AtomicUsize::new(0);
+        let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            ask_with(&endpoint(base), &|| {
+                if checks.fetch_add(1, Ordering::SeqCst) == 10 {
+                    panic!("canceling statement due to user request");
+                }
+            })
+        }));
+        assert!(outcome.is_err(), "the cancel's unwind must end the call");
+        assert_eq!(hits.load(Ordering::SeqCst), 1, "no retry after the cancel");
+    }
+
+    #[test]
     fn a_body_cut_short_is_a_bad_response_naming_the_endpoint() {
         // the connection ends after half the announced body (a reset or a crash mid-answer)
         let (base, _) = scripted_raw(vec![response(200, "", OK.len(), &OK.as_bytes()[..OK.len() / 2])]);
