@@ -236,22 +236,19 @@ fn main() {
                 .filter(|((_, c), _)| *c == config)
                 .filter_map(|((qid, _), v)| Some((*v, *paired.get(&(*qid, base))?)))
                 .collect();
-            let n = pairs.len();
-            if n == 0 {
+            if pairs.is_empty() {
                 continue;
             }
-            let d: Vec<f64> = pairs.iter().map(|((a, _), (b, _))| *a as i32 as f64 - *b as i32 as f64).collect();
-            let mean = d.iter().sum::<f64>() / n as f64;
-            let var = if n > 1 { d.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / (n - 1) as f64 } else { 0.0 };
-            let half = 1.96 * (var / n as f64).sqrt();
-            let wins = d.iter().filter(|x| **x > 0.0).count();
-            let losses = d.iter().filter(|x| **x < 0.0).count();
+            let p = spider::paired(&pairs.iter().map(|((other, _), (base, _))| (*base, *other)).collect::<Vec<_>>());
             let secs = |i: usize| pairs.iter().map(|p| if i == 0 { p.0 .1 } else { p.1 .1 }).sum::<f64>();
             println!(
-                "| {config} | {n} | {wins} | {losses} | {:+.1} pts | [{:+.1}, {:+.1}] | {:.2}x |",
-                100.0 * mean,
-                100.0 * (mean - half),
-                100.0 * (mean + half),
+                "| {config} | {} | {} | {} | {:+.1} pts | [{:+.1}, {:+.1}] | {:.2}x |",
+                p.n,
+                p.wins,
+                p.losses,
+                p.mean,
+                p.low,
+                p.high,
                 secs(0) / secs(1).max(1e-9)
             );
         }

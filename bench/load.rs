@@ -34,7 +34,7 @@ mod spider;
 
 use postgres::Client;
 use serde_json::{json, Value};
-use spider::connect;
+use spider::{connect, pct};
 
 /// Refusals a function documents as its answer for such input.
 const EXPECTED: &[(&str, &[&str])] = &[("nl2sql_distinguish", &["22023", "25006", "0A000", "42601"]), ("nl2sql_verify", &["42601"])];
@@ -182,14 +182,6 @@ fn table_digest(client: &mut Client) -> String {
 
 fn temp_relations(client: &mut Client) -> i64 {
     client.query_one("SELECT count(*) FROM pg_catalog.pg_class WHERE relpersistence = 't'", &[]).unwrap().get(0)
-}
-
-fn pct(v: &mut [f64], p: f64) -> f64 {
-    if v.is_empty() {
-        return 0.0;
-    }
-    v.sort_by(|a, b| a.partial_cmp(b).unwrap());
-    v[((v.len() as f64 - 1.0) * p).round() as usize]
 }
 
 fn main() {

@@ -381,18 +381,10 @@ fn main() {
     println!("  verified majority, bag   {:.1}% / {:.1}%", share(bag.strict), share(bag.tie));
     // paired, tie-tolerant, same questions
     let compare = |label: &str, pairs: &[(bool, bool)]| {
-        let wins = pairs.iter().filter(|(a, b)| !a && *b).count();
-        let losses = pairs.iter().filter(|(a, b)| *a && !b).count();
-        let d: Vec<f64> = pairs.iter().map(|(a, b)| *b as i32 as f64 - *a as i32 as f64).collect();
-        let m = d.iter().sum::<f64>() / d.len().max(1) as f64;
-        let var = d.iter().map(|x| (x - m).powi(2)).sum::<f64>() / (d.len().max(2) - 1) as f64;
-        let half = 1.96 * (var / d.len().max(1) as f64).sqrt();
+        let p = spider::paired(pairs);
         println!(
-            "  {label} (tie-tolerant, {} questions): wins {wins}, losses {losses}, difference {:+.1} pts, 95% interval [{:+.1}, {:+.1}]",
-            pairs.len(),
-            100.0 * m,
-            100.0 * (m - half),
-            100.0 * (m + half)
+            "  {label} (tie-tolerant, {} questions): wins {}, losses {}, difference {:+.1} pts, 95% interval [{:+.1}, {:+.1}]",
+            p.n, p.wins, p.losses, p.mean, p.low, p.high
         );
     };
     compare("verified majority vs self-consistency", &paired);

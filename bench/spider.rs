@@ -120,3 +120,31 @@ pub fn pct(xs: &mut [f64], p: f64) -> f64 {
     xs.sort_by(|a, b| a.partial_cmp(b).unwrap());
     xs[((xs.len() as f64 - 1.0) * p).round() as usize]
 }
+
+/// A paired comparison of two configurations on the same questions: per question (base correct,
+/// other correct). Wins and losses of the other, and the mean difference with a 95% interval
+/// (normal approximation of the paired differences), in points.
+pub struct Paired {
+    pub n: usize,
+    pub wins: usize,
+    pub losses: usize,
+    pub mean: f64,
+    pub low: f64,
+    pub high: f64,
+}
+
+pub fn paired(pairs: &[(bool, bool)]) -> Paired {
+    let n = pairs.len();
+    let d: Vec<f64> = pairs.iter().map(|(base, other)| *other as i32 as f64 - *base as i32 as f64).collect();
+    let mean = d.iter().sum::<f64>() / n.max(1) as f64;
+    let var = if n > 1 { d.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / (n - 1) as f64 } else { 0.0 };
+    let half = 1.96 * (var / n.max(1) as f64).sqrt();
+    Paired {
+        n,
+        wins: d.iter().filter(|x| **x > 0.0).count(),
+        losses: d.iter().filter(|x| **x < 0.0).count(),
+        mean: 100.0 * mean,
+        low: 100.0 * (mean - half),
+        high: 100.0 * (mean + half),
+    }
+}

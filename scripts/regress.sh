@@ -56,17 +56,17 @@ for f in "$suite"/sql/*.sql; do
     [ "$name" = setup ] || tests+=("$name")
 done
 
-# --accept: a new test starts from an empty expected output
-if $accept; then
-    mkdir -p "$suite/expected"
-    for name in "${tests[@]}"; do [ -f "$suite/expected/$name.out" ] || : > "$suite/expected/$name.out"; done
-fi
-
 # run_suite NAME DIR PORT DATABASE PG_REGRESS_ARGS... TESTS...
 run_suite() {
     local name=$1 dir=$2 port=$3 db=$4; shift 4
-    local out="$area/out-$name" status=0
+    local out="$area/out-$name" status=0 arg
     mkdir -p "$out" && chown postgres "$out"
+    if $accept; then  # a new test starts from an empty expected output
+        mkdir -p "$dir/expected"
+        for arg in "$@"; do
+            case "$arg" in --*) ;; *) [ -f "$dir/expected/$arg.out" ] || : > "$dir/expected/$arg.out" ;; esac
+        done
+    fi
     log "pg_regress ($name): ${*}"
     as_postgres "$pg_regress" --host=127.0.0.1 --port="$port" --user=postgres --dbname="$db" \
         --inputdir="$dir" --outputdir="$out" "$@" || status=$?
@@ -90,7 +90,6 @@ for old in "$NL2SQL_REPO"/extension/sql/archive/nl2sql--*.sql; do
     added+=("$extdir/$(basename "$old")")
 done
 upgrade_suite="$NL2SQL_REPO/extension/tests/upgrade"
-$accept && { [ -f "$upgrade_suite/expected/upgrade.out" ] || : > "$upgrade_suite/expected/upgrade.out"; }
 run_suite upgrade "$upgrade_suite" "$port" nl2sql_upgrade upgrade
 
 log "a hot standby of the regression cluster on 127.0.0.1:$((port + 1))"
@@ -107,9 +106,6 @@ as_postgres "$PG_BIN/pg_ctl" -D "$standby" -l "$area/standby.log" -w -t 60 start
 standby_suite="$NL2SQL_REPO/extension/tests/standby"
 standby_tests=(standby)
 [ "${NL2SQL_REGRESS_MODEL:-0}" = 1 ] && standby_tests+=(standby_model)
-if $accept; then
-    for name in "${standby_tests[@]}"; do [ -f "$standby_suite/expected/$name.out" ] || : > "$standby_suite/expected/$name.out"; done
-fi
 run_suite standby "$standby_suite" "$((port + 1))" nl2sql_regress --use-existing "${standby_tests[@]}"
 grep -q "nl2sql run .* step 1:" "$area/standby.log" || die "the standby's server log holds no audited nl2sql run"
 log "SQL regression tests passed (primary and hot standby)"

@@ -140,6 +140,17 @@ impl Catalog {
         hits.next().is_none().then_some(first)
     }
 
+    /// The table a FROM-clause name refers to (`t` or `s.t`, folded to lower case, resolved as
+    /// [`Catalog::resolve`] does).
+    pub fn resolve_object(&self, name: &sqlparser::ast::ObjectName) -> Option<&Table> {
+        let parts: Vec<String> = name.0.iter().filter_map(|p| p.as_ident()).map(|i| i.value.to_lowercase()).collect();
+        match parts.as_slice() {
+            [t] => self.resolve(None, t),
+            [s, t] => self.resolve(Some(s), t),
+            _ => None,
+        }
+    }
+
     /// The part of the catalog on `tables`: those tables and the foreign keys between them.
     pub fn restricted_to(&self, tables: &BTreeSet<RelName>) -> Catalog {
         Catalog {

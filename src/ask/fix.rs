@@ -90,12 +90,7 @@ fn scope<'a>(from: &[TableWithJoins], catalog: &'a Catalog) -> Option<BTreeMap<S
     for f in from {
         for factor in std::iter::once(&f.relation).chain(f.joins.iter().map(|j| &j.relation)) {
             let TableFactor::Table { name, alias, .. } = factor else { return None };
-            let parts: Vec<String> = name.0.iter().filter_map(|p| p.as_ident()).map(|i| i.value.to_lowercase()).collect();
-            let table = match parts.as_slice() {
-                [t] => catalog.resolve(None, t),
-                [s, t] => catalog.resolve(Some(s), t),
-                _ => None,
-            }?;
+            let table = catalog.resolve_object(name)?;
             let written = alias.as_ref().map_or_else(|| Ident::new(&table.name.name), |a| a.name.clone());
             tables.insert(written.value.to_lowercase(), (written, table));
         }

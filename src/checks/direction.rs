@@ -11,9 +11,9 @@
 use std::sync::LazyLock;
 
 use regex::Regex;
-use sqlparser::ast::{Expr, FunctionArg, FunctionArgExpr, FunctionArguments, LimitClause, OrderByKind, OrderBySort, Query, SelectItem, SetExpr, TableFactor};
+use sqlparser::ast::{Expr, FunctionArg, FunctionArgExpr, FunctionArguments, LimitClause, OrderByKind, OrderBySort, Query, SelectItem, SetExpr};
 
-use super::{finding, Finding, Severity};
+use super::{finding, scope, Finding, Severity};
 use crate::catalog::{Catalog, Column};
 
 /// What a superlative ranks by.
@@ -150,26 +150,6 @@ fn wants_largest(sense: Sense, kind: Kind) -> Option<bool> {
     }
 }
 
-/// The tables in the outer query's FROM clause by qualifier (alias or name).
-fn scope<'a>(query: &Query, catalog: &'a Catalog) -> Vec<(String, &'a crate::catalog::Table)> {
-    let SetExpr::Select(select) = query.body.as_ref() else { return vec![] };
-    let mut out = Vec::new();
-    for f in &select.from {
-        for factor in std::iter::once(&f.relation).chain(f.joins.iter().map(|j| &j.relation)) {
-            let TableFactor::Table { name, alias, .. } = factor else { continue };
-            let parts: Vec<String> = name.0.iter().filter_map(|p| p.as_ident()).map(|i| i.value.to_lowercase()).collect();
-            let table = match parts.as_slice() {
-                [t] => catalog.resolve(None, t),
-                [s, t] => catalog.resolve(Some(s), t),
-                _ => None,
-            };
-            if let Some(t) = table {
-                out.push((alias.as_ref().map_or_else(|| t.name.name.clone(), |a| a.name.value.clone()), t));
-            }
-        }
-    }
-    out
-}
 
 /// The finding, if the query ranks or aggregates against the question's superlative.
 pub fn check(query: &Query, catalog: &Catalog, question: &str) -> Option<Finding> {

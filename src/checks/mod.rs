@@ -132,6 +132,21 @@ fn has_aggregate(e: &Expr) -> bool {
     v.0
 }
 
+/// The tables in the outer query's FROM clause by qualifier (alias or name).
+fn scope<'a>(query: &Query, catalog: &'a Catalog) -> Vec<(String, &'a crate::catalog::Table)> {
+    let SetExpr::Select(select) = query.body.as_ref() else { return vec![] };
+    let mut out = Vec::new();
+    for f in &select.from {
+        for factor in std::iter::once(&f.relation).chain(f.joins.iter().map(|j| &j.relation)) {
+            let TableFactor::Table { name, alias, .. } = factor else { continue };
+            if let Some(t) = catalog.resolve_object(name) {
+                out.push((alias.as_ref().map_or_else(|| t.name.name.clone(), |a| a.name.value.clone()), t));
+            }
+        }
+    }
+    out
+}
+
 /// Aliases (and bare names) of the top-level FROM list, to the relations they name.
 fn aliases(select: &Select, catalog: &Catalog) -> BTreeMap<String, RelName> {
     let mut out = BTreeMap::new();

@@ -13,9 +13,9 @@
 use std::sync::LazyLock;
 
 use regex::Regex;
-use sqlparser::ast::{Expr, FunctionArg, FunctionArgExpr, FunctionArguments, GroupByExpr, Query, SelectItem, SetExpr, TableFactor};
+use sqlparser::ast::{Expr, FunctionArg, FunctionArgExpr, FunctionArguments, GroupByExpr, Query, SelectItem, SetExpr};
 
-use super::{finding, Finding, Severity};
+use super::{finding, scope, Finding, Severity};
 use crate::catalog::{Catalog, Table};
 
 static HOW_MANY: LazyLock<Regex> = LazyLock::new(|| Regex::new(r"^\s*how many\s+(\w+)").expect("compiles"));
@@ -72,26 +72,6 @@ pub fn shape(query: &Query, question: &str) -> Option<Finding> {
     None
 }
 
-/// The tables of the outer block by qualifier (alias or name).
-fn scope<'a>(query: &Query, catalog: &'a Catalog) -> Vec<(String, &'a Table)> {
-    let SetExpr::Select(select) = query.body.as_ref() else { return vec![] };
-    let mut out = Vec::new();
-    for f in &select.from {
-        for factor in std::iter::once(&f.relation).chain(f.joins.iter().map(|j| &j.relation)) {
-            let TableFactor::Table { name, alias, .. } = factor else { continue };
-            let parts: Vec<String> = name.0.iter().filter_map(|p| p.as_ident()).map(|i| i.value.to_lowercase()).collect();
-            let table = match parts.as_slice() {
-                [t] => catalog.resolve(None, t),
-                [s, t] => catalog.resolve(Some(s), t),
-                _ => None,
-            };
-            if let Some(t) = table {
-                out.push((alias.as_ref().map_or_else(|| t.name.name.clone(), |a| a.name.value.clone()), t));
-            }
-        }
-    }
-    out
-}
 
 /// Does the question's noun name this table (singular or plural, any case)?
 fn names_table(noun: &str, table: &Table) -> bool {

@@ -26,6 +26,17 @@ impl Cluster {
     }
 }
 
+/// Rank clusters by confidence, then size, then first member: the weighted-majority order.
+pub fn rank_by_confidence(clusters: &mut [Cluster]) {
+    clusters.sort_by(|a, b| {
+        b.confidence
+            .partial_cmp(&a.confidence)
+            .unwrap_or(std::cmp::Ordering::Equal)
+            .then(b.members.len().cmp(&a.members.len()))
+            .then(a.members[0].cmp(&b.members[0]))
+    });
+}
+
 /// Cluster the candidates that ran (`Some` answers). Clusters come largest first; ties go to the
 /// cluster whose first member comes first.
 pub fn cluster(answers: &[Option<Answer>]) -> Vec<Cluster> {

@@ -87,13 +87,7 @@ pub fn rank(clusters: &mut [Cluster], expert_of: &[Option<String>], weights: &BT
     for (c, w) in clusters.iter_mut().zip(conf) {
         c.confidence = w;
     }
-    clusters.sort_by(|a, b| {
-        b.confidence
-            .partial_cmp(&a.confidence)
-            .unwrap_or(std::cmp::Ordering::Equal)
-            .then(b.members.len().cmp(&a.members.len()))
-            .then(a.members[0].cmp(&b.members[0]))
-    });
+    super::cluster::rank_by_confidence(clusters);
 }
 
 /// RWMA: the cluster of an expert drawn in proportion to the clusters' weights, with a

@@ -13,7 +13,7 @@
 use std::collections::BTreeMap;
 
 use super::candidates::Ran;
-use super::cluster::Cluster;
+use super::cluster::{rank_by_confidence, Cluster};
 use crate::ask::verify::run_checkers;
 use crate::catalog::Catalog;
 use crate::checks::Severity;
@@ -27,16 +27,22 @@ pub const FLAGGED_WEIGHT: f64 = 0.5;
 /// clean candidate and for one that did not run.
 pub fn findings<E: Executor + ?Sized>(db: &mut E, question: &str, ran: &[Ran], catalog: &Catalog) -> Vec<Vec<String>> {
     let wanted = constraints::extract(question, None);
+    // candidates often write the same query: check each text once (the checkers may read data)
+    let mut seen: BTreeMap<String, Vec<String>> = BTreeMap::new();
     ran.iter()
         .map(|r| {
             let Some(query) = r.query.as_deref() else { return Vec::new() };
             let sql = query.to_string();
+            if let Some(found) = seen.get(&sql) {
+                return found.clone();
+            }
             let mut found: Vec<String> = match facts::facts_of(&sql, facts::SqlDialect::Postgres) {
                 Ok(f) => constraints::verify_all(&wanted, &f).into_iter().filter(|v| !v.satisfied).map(|v| v.constraint.name().to_string()).collect(),
                 Err(_) => Vec::new(),
             };
             let (checks, _) = run_checkers(db, query, catalog, question);
             found.extend(checks.into_iter().filter(|f| f.severity == Severity::Repair).map(|f| format!("check:{}", f.checker)));
+            seen.insert(sql, found.clone());
             found
         })
         .collect()
@@ -50,13 +56,7 @@ pub fn reweigh(clusters: &mut [Cluster], weight_of: impl Fn(usize) -> f64) {
     for (c, s) in clusters.iter_mut().zip(&sums) {
         c.confidence = if total > 0.0 { s / total } else { 0.0 };
     }
-    clusters.sort_by(|a, b| {
-        b.confidence
-            .partial_cmp(&a.confidence)
-            .unwrap_or(std::cmp::Ordering::Equal)
-            .then(b.members.len().cmp(&a.members.len()))
-            .then(a.members[0].cmp(&b.members[0]))
-    });
+    rank_by_confidence(clusters);
 }
 
 /// Demote the clusters of flagged candidates: `expert_weight` of each candidate (1 without

@@ -46,14 +46,19 @@ fn outcome_rows(o: Outcome) -> Result<Rows, String> {
     }
 }
 
+/// A read of the real tables during the search, through the safe executor.
+fn query_rows(sql: &str, max_rows: usize, opts: &ExecOptions) -> Result<Rows, String> {
+    let opts = ExecOptions { max_rows, ..opts.clone() };
+    pgrx::debug1!("nl2sql instance query: {sql}");
+    match executor::run(sql, &opts) {
+        Ok(o) => outcome_rows(o),
+        Err(refusal) => Err(refusal.to_string()),
+    }
+}
+
 impl Workspace for SpiWorkspace<'_> {
     fn query(&mut self, sql: &str, max_rows: usize) -> Result<Rows, String> {
-        let opts = ExecOptions { max_rows, ..self.opts.clone() };
-        pgrx::debug1!("nl2sql instance query: {sql}");
-        match executor::run(sql, &opts) {
-            Ok(o) => outcome_rows(o),
-            Err(refusal) => Err(refusal.to_string()),
-        }
+        query_rows(sql, max_rows, &self.opts)
     }
 
     fn fill(&mut self, rel: usize, ctids: &[String]) -> Result<(), String> {
@@ -94,11 +99,7 @@ pub struct ReadOnlyWorkspace<'a> {
 
 impl Workspace for ReadOnlyWorkspace<'_> {
     fn query(&mut self, sql: &str, max_rows: usize) -> Result<Rows, String> {
-        let opts = ExecOptions { max_rows, ..self.opts.clone() };
-        match executor::run(sql, &opts) {
-            Ok(o) => outcome_rows(o),
-            Err(refusal) => Err(refusal.to_string()),
-        }
+        query_rows(sql, max_rows, &self.opts)
     }
 
     fn fill(&mut self, rel: usize, ctids: &[String]) -> Result<(), String> {
