@@ -23,44 +23,135 @@ fn load_bookshop() {
     exec(include_str!("../sample/bookshop.sql"));
 }
 
+/// The body of the HTTP request on `stream` (headers read up to the blank line, then
+/// Content-Length bytes); `None` if the client closed the connection first.
+fn read_request_body(stream: &std::net::TcpStream) -> Option<Vec<u8>> {
+    use std::io::{BufRead, BufReader, Read};
+    let mut reader = BufReader::new(stream.try_clone().ok()?);
+    let mut len = 0usize;
+    loop {
+        let mut line = String::new();
+        if reader.read_line(&mut line).ok()? == 0 {
+            return None;
+        }
+        if let Some(v) = line.to_ascii_lowercase().strip_prefix("content-length:") {
+            len = v.trim().parse().ok()?;
+        }
+        if line == "\r\n" {
+            break;
+        }
+    }
+    let mut body = vec![0; len];
+    reader.read_exact(&mut body).ok()?;
+    Some(body)
+}
+
+/// An OpenAI chat completion whose message is `content`, as the body of an HTTP answer.
+fn chat_completion(content: &str) -> String {
+    serde_json::json!({
+        "model": "scripted",
+        "choices": [{"message": {"role": "assistant", "content": content}}],
+        "usage": {"prompt_tokens": 1, "completion_tokens": 1}
+    })
+    .to_string()
+}
+
 /// A scripted OpenAI-compatible endpoint: the n-th chat request gets `contents[n]` (the last one
 /// repeats). For testing how the pipeline handles answers it cannot use, and its control flow;
 /// never to claim that a feature works. Serves up to `requests` requests. Returns its base URL.
 fn scripted_llm(contents: &'static [&'static str], requests: usize) -> String {
-    use std::io::{BufRead, BufReader, Read, Write};
+    use std::io::Write;
     let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
     let port = listener.local_addr().unwrap().port();
     std::thread::spawn(move || {
         for (n, stream) in listener.incoming().take(requests).enumerate() {
             let content = contents[n.min(contents.len() - 1)];
             let Ok(mut stream) = stream else { continue };
-            let mut reader = BufReader::new(stream.try_clone().unwrap());
-            let mut len = 0usize;
-            loop {
-                let mut line = String::new();
-                if reader.read_line(&mut line).unwrap_or(0) == 0 {
-                    break;
-                }
-                if let Some(v) = line.to_ascii_lowercase().strip_prefix("content-length:") {
-                    len = v.trim().parse().unwrap_or(0);
-                }
-                if line == "\r\n" {
-                    break;
-                }
-            }
-            let mut body = vec![0; len];
-            let _ = reader.read_exact(&mut body);
-            let reply = serde_json::json!({
-                "model": "scripted",
-                "choices": [{"message": {"role": "assistant", "content": content}}],
-                "usage": {"prompt_tokens": 1, "completion_tokens": 1}
-            })
-            .to_string();
+            let _ = read_request_body(&stream);
+            let reply = chat_completion(content);
             let _ = write!(
                 stream,
                 "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{reply}",
                 reply.len()
             );
+        }
+    });
+    format!("http://127.0.0.1:{port}/v1")
+}
+
+/// How a scripted model endpoint misbehaves, the same way on every request.
+#[derive(Clone, Copy, Debug)]
+enum Fault {
+    /// Reads the request and never answers (slow past any timeout).
+    Silent,
+    /// Answers this HTTP status, with a `Retry-After` of so many seconds if given.
+    Status(u16, Option<u32>),
+    /// 200 with a body that is not JSON.
+    Garbage,
+    /// 200 with a JSON body cut off before its end (the length header matches what is sent).
+    TruncatedJson,
+    /// Announces a body, sends half of it, and closes the connection (a reset mid-body).
+    CutMidBody,
+    /// Announces a body, sends half of it, then nothing for a minute.
+    StallMidBody,
+    /// 200 with an 11 MB body.
+    Huge,
+    /// A well-formed chat answer whose content is JSON of another shape than the one asked for.
+    OffSchema,
+}
+
+/// A model endpoint with `fault` on every request (each on its own thread, up to 64
+/// connections): for the fault tests through SQL. Returns its base URL.
+fn faulty_llm(fault: Fault) -> String {
+    use std::io::Write;
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = listener.local_addr().unwrap().port();
+    std::thread::spawn(move || {
+        for stream in listener.incoming().take(64) {
+            let Ok(mut stream) = stream else { continue };
+            std::thread::spawn(move || {
+                let _ = read_request_body(&stream);
+                let ok = chat_completion("{\"sql\": \"SELECT 1\"}");
+                let head = |status: u16, extra: &str, len: usize| {
+                    format!("HTTP/1.1 {status} X\r\nContent-Type: application/json\r\nContent-Length: {len}\r\n{extra}Connection: close\r\n\r\n")
+                };
+                let reply: Vec<u8> = match fault {
+                    Fault::Silent => {
+                        std::thread::sleep(std::time::Duration::from_secs(60));
+                        return;
+                    }
+                    Fault::Status(status, after) => {
+                        let extra = after.map(|s| format!("Retry-After: {s}\r\n")).unwrap_or_default();
+                        let body = "{\"error\": {\"message\": \"scripted failure\"}}";
+                        format!("{}{body}", head(status, &extra, body.len())).into_bytes()
+                    }
+                    Fault::Garbage => format!("{}<html>oops</html>", head(200, "", 17)).into_bytes(),
+                    Fault::TruncatedJson => {
+                        let cut = &ok[..ok.len() / 2];
+                        format!("{}{cut}", head(200, "", cut.len())).into_bytes()
+                    }
+                    Fault::CutMidBody | Fault::StallMidBody => {
+                        let _ = write!(stream, "{}{}", head(200, "", ok.len()), &ok[..ok.len() / 2]);
+                        let _ = stream.flush();
+                        if matches!(fault, Fault::StallMidBody) {
+                            std::thread::sleep(std::time::Duration::from_secs(60));
+                        }
+                        let _ = stream.shutdown(std::net::Shutdown::Both);
+                        return;
+                    }
+                    Fault::Huge => {
+                        let mut r = head(200, "", 11 << 20).into_bytes();
+                        r.resize(r.len() + (11 << 20), b' ');
+                        r
+                    }
+                    Fault::OffSchema => {
+                        let body = chat_completion("{\"answer\": 42}");
+                        format!("{}{body}", head(200, "", body.len())).into_bytes()
+                    }
+                };
+                let _ = stream.write_all(&reply);
+                let _ = stream.flush();
+            });
         }
     });
     format!("http://127.0.0.1:{port}/v1")

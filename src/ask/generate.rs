@@ -262,6 +262,7 @@ impl<D: Database + ?Sized, M: Model + ?Sized> Ask<'_, '_, D, M> {
         let fanout_ms = started.elapsed().as_secs_f64() * 1000.0;
         let mut candidates: Vec<(Generator, String)> = Vec::new();
         let mut first_error = None;
+        let mut first_unusable: Option<String> = None;
         for ((g, k, messages, examples), reply) in jobs.into_iter().zip(replies) {
             let label = if self.opts.samples > 1 { format!("{} (sample {})", g.name(), k + 1) } else { g.name().to_string() };
             let reply = match reply {
@@ -281,13 +282,20 @@ impl<D: Database + ?Sized, M: Model + ?Sized> Ask<'_, '_, D, M> {
                                            "llm_ms": reply.elapsed.as_secs_f64() * 1000.0}))?;
                     candidates.push((g, sql));
                 }
-                Err(e) => self.trace.step(Stage::Generate, Status::Error, format!("{label}: no usable SQL: {e}"), None, json!({"generator": g.name()}))?,
+                Err(e) => {
+                    let why = format!("{label}: no usable SQL: {e}");
+                    self.trace.step(Stage::Generate, Status::Error, why.clone(), None, json!({"generator": g.name()}))?;
+                    first_unusable.get_or_insert(why);
+                }
             }
         }
         if candidates.is_empty() {
             return Err(match first_error {
                 Some(e) => e.into(),
-                None => no_usable_sql("no generator returned a usable SQL query".into()),
+                None => no_usable_sql(format!(
+                    "no generator returned a usable SQL query ({})",
+                    first_unusable.as_deref().unwrap_or("no generator ran")
+                )),
             });
         }
         self.candidates_stage(candidates, fanout_ms)

@@ -121,16 +121,24 @@ fn call_with_retries(
 }
 
 /// The retry rule of one logical call: retry retryable errors `policy.retries` times, waiting
-/// for the server's `Retry-After` (at most 30 s) or an exponential back-off capped at 8 s.
+/// for the server's `Retry-After` or an exponential back-off capped at 8 s. A server that asks
+/// for a longer wait than one exchange may take (`policy.timeout`, at most 30 s) gets no retry:
+/// the call ends with its answer now rather than outlive the time the caller configured.
 pub(super) struct Backoff {
     attempt: u32,
     retries: u32,
     next_wait: Duration,
+    longest_wait: Duration,
 }
 
 impl Backoff {
     pub(super) fn new(policy: &CallPolicy) -> Self {
-        Backoff { attempt: 1, retries: policy.retries, next_wait: policy.backoff }
+        Backoff {
+            attempt: 1,
+            retries: policy.retries,
+            next_wait: policy.backoff,
+            longest_wait: policy.timeout.min(Duration::from_secs(30)),
+        }
     }
 
     /// The attempt under way, from 1.
@@ -140,11 +148,11 @@ impl Backoff {
 
     /// How long to wait before the next attempt after `error`, or `None` to give up.
     pub(super) fn next(&mut self, error: &LlmError, retry_after: Option<Duration>) -> Option<Duration> {
-        if !error.retryable() || self.attempt > self.retries {
+        if !error.retryable() || self.attempt > self.retries || retry_after.is_some_and(|w| w > self.longest_wait) {
             return None;
         }
         self.attempt += 1;
-        let wait = retry_after.unwrap_or(self.next_wait).min(Duration::from_secs(30));
+        let wait = retry_after.unwrap_or(self.next_wait).min(self.longest_wait);
         self.next_wait = (self.next_wait * 2).min(Duration::from_secs(8));
         Some(wait)
     }
@@ -270,6 +278,7 @@ fn describe(e: &ureq::Error) -> String {
         },
         ureq::Error::HostNotFound => "host not found".to_string(),
         ureq::Error::ConnectionFailed => "connection failed".to_string(),
+        ureq::Error::BodyExceedsLimit(_) => format!("the answer is larger than {} MB", MAX_BODY >> 20),
         other => other.to_string(),
     }
 }
@@ -353,8 +362,9 @@ mod tests {
         // the server asks for 20 s; the interrupt check fires during that wait, before any retry
         let (base, hits) = scripted_raw(vec![response(503, "Retry-After: 20\r\n", 2, b"{}"), response(200, "", OK.len(), OK.as_bytes())]);
         let checks = AtomicUsize::new(0);
+        let patient = CallPolicy { timeout: Duration::from_secs(60), ..fast() };
         let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-            ask_with(&endpoint(base), &|| {
+            chat(&endpoint(base), &patient, &ChatRequest { messages: vec![Message::user("hi")], ..Default::default() }, &|| {
                 if checks.fetch_add(1, Ordering::SeqCst) == 10 {
                     panic!("canceling statement due to user request");
                 }
@@ -362,6 +372,17 @@ mod tests {
         }));
         assert!(outcome.is_err(), "the cancel's unwind must end the call");
         assert_eq!(hits.load(Ordering::SeqCst), 1, "no retry after the cancel");
+    }
+
+    #[test]
+    fn a_retry_after_longer_than_the_time_limit_ends_the_call_at_once() {
+        // fast(): 2 s per exchange; a server asking for 20 s gets no retry and no wait
+        let (base, hits) = scripted_raw(vec![response(429, "Retry-After: 20\r\n", 2, b"{}"), response(200, "", OK.len(), OK.as_bytes())]);
+        let started = std::time::Instant::now();
+        let e = ask(&endpoint(base), &fast()).unwrap_err();
+        assert!(matches!(e, LlmError::Status { status: 429, .. }), "{e:?}");
+        assert_eq!(hits.load(Ordering::SeqCst), 1);
+        assert!(started.elapsed() < Duration::from_secs(2), "waited {:?}", started.elapsed());
     }
 
     #[test]
@@ -388,7 +409,7 @@ mod tests {
         let (base, _) = scripted_raw(vec![response(200, "", huge.len(), &huge)]);
         let e = ask(&endpoint(base), &CallPolicy { retries: 0, ..fast() }).unwrap_err();
         assert!(matches!(e, LlmError::BadResponse { .. }), "{e:?}");
-        assert!(e.to_string().contains("reading the body"), "{e}");
+        assert!(e.to_string().contains("reading the body: the answer is larger than 10 MB"), "{e}");
     }
 
     #[test]
@@ -473,8 +494,9 @@ mod tests {
     fn interrupt_check_runs_while_waiting_and_can_abort() {
         let (base, _) = scripted(vec![(200, OK, 3000)]);
         let checks = AtomicUsize::new(0);
+        let patient = CallPolicy { timeout: Duration::from_secs(60), ..fast() };
         let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-            ask_with(&endpoint(base), &|| {
+            chat(&endpoint(base), &patient, &ChatRequest { messages: vec![Message::user("hi")], ..Default::default() }, &|| {
                 if checks.fetch_add(1, Ordering::SeqCst) == 4 {
                     panic!("canceled");
                 }

@@ -191,6 +191,9 @@ impl LlmError {
             LlmError::Status { status: 404, .. } => {
                 "Check the endpoint's base URL (it should end in /v1) and the model name."
             }
+            LlmError::Status { status: 429, .. } => {
+                "The model server is rate-limiting: retry later, lower nl2sql.llm_concurrency, or raise nl2sql.llm_timeout_ms (a Retry-After longer than it is not waited for)."
+            }
             LlmError::Status { .. } => "The model server reported an error; see its log.",
             LlmError::BadResponse { .. } => {
                 "The endpoint is not OpenAI-compatible or the model's answer was cut off; check max_tokens."
