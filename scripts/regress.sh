@@ -46,7 +46,8 @@ lc_messages = 'C'
 # the chat model the local server serves (scripts/llm.sh)
 nl2sql.llm_model = 'qwen2.5-coder-$NL2SQL_CHAT_MODEL-instruct'
 CONF
-as_postgres "$PG_BIN/pg_ctl" -D "$primary" -l "$area/primary.log" -w -t 60 start >/dev/null ||
+# RUST_BACKTRACE=1 as a DBA might set it: executor.sql checks no backtrace reaches a client
+as_postgres env RUST_BACKTRACE=1 "$PG_BIN/pg_ctl" -D "$primary" -l "$area/primary.log" -w -t 60 start >/dev/null ||
     die "the regression cluster did not start; see $area/primary.log"
 
 # setup first, then the others in name order

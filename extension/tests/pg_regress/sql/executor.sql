@@ -48,6 +48,12 @@ SELECT r ->> 'ok' AS ok, r ->> 'timed_out' AS timed_out, r ->> 'sqlstate' AS sql
 FROM nl2sql_try('SELECT pg_sleep(1)') AS r;
 RESET nl2sql.statement_timeout;
 
+-- the caller's own statement_timeout is not swallowed: the call ends with it. The server runs with
+-- RUST_BACKTRACE=1 (scripts/regress.sh), and still no Rust backtrace reaches the client (no DETAIL)
+SET statement_timeout = '300ms';
+SELECT nl2sql_try('SELECT pg_sleep(5)');
+RESET statement_timeout;
+
 -- bounded in rows: max_rows
 SELECT r -> 'row_count' AS row_count, r -> 'truncated' AS truncated, r -> 'truncated_by' AS truncated_by
 FROM nl2sql_try('SELECT g FROM generate_series(1, 1000) AS g', 10) AS r;
