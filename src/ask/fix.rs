@@ -10,6 +10,8 @@
 //! | `nulls_last` | `null_order`: a nullable column ranked DESC holds NULLs, which PostgreSQL sorts first | `NULLS LAST` on the DESC keys without a NULLS clause |
 //! | `group_by` | PostgreSQL: a column "must appear in the GROUP BY clause" | the column added to the GROUP BY |
 //! | `fan_out` | a count a one-to-many join inflates, shown by the data (`check:fan_out`) | `COUNT(DISTINCT <key>)` of the counted table |
+//! | `columns` | a column the question does not ask for (`check:columns`: a ranking or HAVING key named only in the phrase that ranks, an identifier beside other columns of its table) | the column removed from the output (an ORDER BY that named it by its alias names the expression) |
+//! | `literal` | a text literal the column holds only in another case or with other spaces (`check:literal`) | the literal replaced by the one stored value it matches (read as the caller; `ask::verify::literal_fix`) |
 //! | `direction` | a superlative against the ranking direction (`check:direction`) | the first ORDER BY key's direction reversed, or MAX and MIN swapped |
 
 use std::collections::BTreeMap;
@@ -35,9 +37,14 @@ pub struct Fix {
     pub what: String,
 }
 
-/// Whether a fixed query is kept: it runs and has fewer problems than the one it fixes.
+/// Whether a fixed query is kept: it runs, and it has fewer problems than the one it fixes:
+/// neither its directives nor its violated requirements grow, and one of them shrinks (the
+/// checker chain reports only its first finding as a directive, so a fix of one of two findings
+/// shows in the violated requirements alone).
 pub fn accept(current: &Attempt, fixed: &Attempt) -> bool {
-    !fixed.fails && fixed.problems.len() < current.problems.len()
+    let (p, v) = (fixed.problems.len(), fixed.violated.len());
+    let (p0, v0) = (current.problems.len(), current.violated.len());
+    !fixed.fails && p <= p0 && v <= v0 && (p < p0 || v < v0)
 }
 
 /// The mechanical fixes of `current`'s problems, in the order they are tried; each applies to
@@ -74,6 +81,9 @@ pub fn propose(current: &Attempt, catalog: &Catalog, question: &str, constraints
     }
     if violated("check:direction") {
         push("direction", reverse_direction(q));
+    }
+    if violated("check:columns") {
+        push("columns", drop_unasked(q, catalog, question));
     }
     if violated("check:fan_out") {
         push("fan_out", crate::checks::shape::fan_out(q, catalog, question).map(|f| (f.distinct, "COUNT(DISTINCT …) of the counted table's key: the join repeated each row".to_string())));
@@ -181,6 +191,53 @@ fn nulls_last(query: &Query) -> Option<(Query, String)> {
         }
     }
     (!changed.is_empty()).then(|| (fixed, format!("NULLS LAST on {}: PostgreSQL sorts NULLs first in DESC order", changed.join(", "))))
+}
+
+// --- columns -------------------------------------------------------------------------------------
+
+fn drop_unasked(query: &Query, catalog: &Catalog, question: &str) -> Option<(Query, String)> {
+    let unasked = crate::checks::columns::unasked_items(query, catalog, question);
+    let mut fixed = query.clone();
+    let SetExpr::Select(select) = fixed.body.as_mut() else { return None };
+    if unasked.is_empty() || unasked.len() >= select.projection.len() {
+        return None;
+    }
+    let mut dropped = Vec::new();
+    for (n, _) in unasked.iter().rev() {
+        let item = select.projection.remove(*n);
+        if let sqlparser::ast::SelectItem::ExprWithAlias { expr, alias } = &item {
+            // ORDER BY the alias: order by the expression itself
+            if let Some(OrderByKind::Expressions(keys)) = fixed.order_by.as_mut().map(|o| &mut o.kind) {
+                for k in keys.iter_mut() {
+                    if matches!(&k.expr, Expr::Identifier(i) if i.value.eq_ignore_ascii_case(&alias.value)) {
+                        k.expr = expr.clone();
+                    }
+                }
+            }
+            if let Some(h) = select.having.as_mut() {
+                let _ = h.visit(&mut ReplaceAlias { alias: alias.value.clone(), expr: expr.clone() });
+            }
+        }
+        dropped.push(item.to_string());
+    }
+    dropped.reverse();
+    Some((fixed, format!("{} removed from the output: the question does not ask for it", dropped.join(", "))))
+}
+
+/// Replaces a bare identifier equal to an output alias by the expression it names.
+struct ReplaceAlias {
+    alias: String,
+    expr: Expr,
+}
+
+impl sqlparser::ast::VisitorMut for ReplaceAlias {
+    type Break = ();
+    fn post_visit_expr(&mut self, e: &mut Expr) -> ControlFlow<()> {
+        if matches!(e, Expr::Identifier(i) if i.value.eq_ignore_ascii_case(&self.alias)) {
+            *e = self.expr.clone();
+        }
+        ControlFlow::Continue(())
+    }
 }
 
 // --- direction -------------------------------------------------------------------------------------
@@ -309,6 +366,14 @@ mod tests {
     }
 
     #[test]
+    fn unasked_columns_are_dropped() {
+        let a = attempt("SELECT title, price AS p FROM books ORDER BY p DESC LIMIT 1", &["check:columns"], &["x"], false);
+        assert_eq!(fixes(&a, "Which book is the most expensive?"), [("columns", "SELECT title FROM books ORDER BY price DESC LIMIT 1".to_string())]);
+        let a = attempt("SELECT author_id, name FROM authors", &["check:columns"], &["x"], false);
+        assert_eq!(fixes(&a, "List the names of authors"), [("columns", "SELECT name FROM authors".to_string())]);
+    }
+
+    #[test]
     fn a_reversed_direction_is_flipped() {
         let a = attempt("SELECT name FROM authors ORDER BY author_id ASC LIMIT 1", &["check:direction"], &["x"], false);
         assert_eq!(fixes(&a, "q")[0].1, "SELECT name FROM authors ORDER BY author_id DESC LIMIT 1");
@@ -324,5 +389,9 @@ mod tests {
         assert!(accept(&failing, &attempt("b", &[], &[], false)));
         assert!(!accept(&failing, &attempt("b", &[], &["p2"], false)), "as many problems");
         assert!(!accept(&attempt("a", &["x"], &["p1", "p2"], false), &attempt("b", &[], &[], true)), "fails");
+        // one of two findings fixed: the directive is the other one's, the violations fewer
+        let two = attempt("a", &["check:columns", "check:null_order"], &["p1"], false);
+        assert!(accept(&two, &attempt("b", &["check:null_order"], &["p2"], false)));
+        assert!(!accept(&two, &attempt("b", &["check:null_order", "top_k"], &["p2"], false)), "a new violation");
     }
 }

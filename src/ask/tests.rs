@@ -555,3 +555,26 @@ fn a_count_the_data_shows_inflated_by_a_join_is_fixed_to_count_distinct_keys() {
     let e = run(&mut same(), &mut model, "How many customers have placed orders?", json!({"probe": false})).unwrap();
     assert_eq!(stages(&e)[5..], [("verify", "ok"), ("chosen", "ok")]);
 }
+
+#[test]
+fn a_literal_the_column_stores_in_another_case_is_replaced_by_the_stored_value() {
+    let wrong = "SELECT name FROM customers WHERE city = 'paris'";
+    // the column stores 'Paris'; the fixed query's comparison matches it exactly
+    let db = || ScriptedDb::bookshop().answer("lower(city::TEXT)", rows(&["city"], json!([["Paris"]])));
+    let mut model = ScriptedModel::new(vec![sql_reply(wrong)]);
+    let e = run(&mut db(), &mut model, "Which customers live in paris?", json!({"probe": false})).unwrap();
+    assert_eq!(stages(&e)[5..], [("verify", "violations"), ("fix", "ok"), ("chosen", "ok")]);
+    assert!(e.steps[5].data["problems"][0].as_str().unwrap().contains("holds no 'paris', but holds 'Paris'"), "{}", e.steps[5].data);
+    assert_eq!(e.chosen_sql, "SELECT name FROM customers WHERE city = 'Paris'");
+    assert_eq!(model.requests.len(), 1, "no repair was asked of the model");
+}
+
+#[test]
+fn a_column_the_question_does_not_ask_for_is_dropped() {
+    let wrong = "SELECT title, price FROM books ORDER BY price DESC LIMIT 1";
+    let mut model = ScriptedModel::new(vec![sql_reply(wrong)]);
+    let e = run(&mut ScriptedDb::bookshop(), &mut model, "Which book is the most expensive?", json!({"probe": false})).unwrap();
+    assert!(stages(&e).contains(&("fix", "ok")), "{:#?}", e.steps.iter().map(|s| (&s.detail, &s.sql)).collect::<Vec<_>>());
+    // the nullable ranking key gets NULLS LAST too (a second fix)
+    assert_eq!(e.chosen_sql, "SELECT title FROM books ORDER BY price DESC NULLS LAST LIMIT 1");
+}

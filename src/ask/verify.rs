@@ -12,6 +12,9 @@ use super::fix;
 use super::prompts;
 use super::repair::{accept_refinement, judge, schema_hints, Attempt, Judgement, EMPTY_RESULT};
 use crate::catalog::{quote_ident, Catalog};
+use std::collections::BTreeMap;
+
+use crate::checks::literals::{self, Literal};
 use crate::checks::{self, Finding, Observed, Severity};
 use crate::constraints::facts::{facts_of, SqlDialect};
 use crate::constraints::{self, Constraint};
@@ -29,6 +32,9 @@ const VERIFY_ROWS: usize = 5;
 
 /// Rounds of mechanical fixes on one query (each round keeps at most one fix).
 const FIX_ROUNDS: usize = 3;
+
+/// Compared text literals whose stored values one verification reads, at most.
+const MAX_LITERALS: usize = 8;
 
 /// The checker chain on a query. Two checkers judge by the data, read through the executor as
 /// the caller (a column the caller cannot read is not in their catalog, so never judged): `time`
@@ -55,6 +61,10 @@ pub fn run_checkers<E: Executor + ?Sized>(db: &mut E, query: &Query, catalog: &C
             }
         }
     }
+    observed.stored_variants = read_stored_variants(db, &needs.literals);
+    if !observed.stored_variants.is_empty() {
+        read.push(format!("{} compared text value(s) against the stored ones (literal)", observed.stored_variants.len()));
+    }
     if let Some(distinct) = needs.fan_out {
         // the count as the query counts, and counting each thing once
         let first = |db: &mut E, sql: &str| match db.run(sql, 2) {
@@ -67,6 +77,26 @@ pub fn run_checkers<E: Executor + ?Sized>(db: &mut E, query: &Query, catalog: &C
         }
     }
     (checks::check(query, catalog, question, &observed), read)
+}
+
+/// The stored values each compared text literal matches ignoring case and surrounding spaces,
+/// read as the caller; a literal whose read fails is left out (not judged).
+fn read_stored_variants<E: Executor + ?Sized>(db: &mut E, found: &[Literal]) -> BTreeMap<Literal, Vec<String>> {
+    let mut out = BTreeMap::new();
+    for l in found.iter().take(MAX_LITERALS) {
+        if let Ok(Outcome::Rows(r)) = db.run(&literals::stored_variants_sql(l), 5) {
+            out.insert(l.clone(), r.rows.iter().filter_map(|row| row.first()?.as_str().map(str::to_string)).collect());
+        }
+    }
+    out
+}
+
+/// The `literal` fix: each literal that matches exactly one stored value replaced by it.
+pub fn literal_fix<E: Executor + ?Sized>(db: &mut E, sql: &str, catalog: &Catalog) -> Option<fix::Fix> {
+    let query = check_query(sql).ok()?.query;
+    let stored = read_stored_variants(db, &literals::comparisons(&query, catalog));
+    let (fixed, what) = literals::replace(&query, catalog, &stored)?;
+    Some(fix::Fix { name: "literal", sql: fixed.to_string(), what })
 }
 
 /// One SQL after verification: the attempt (problems as directives), what the audit log keeps,
@@ -254,7 +284,11 @@ impl<D: Database + ?Sized, M: Model + ?Sized> Ask<'_, '_, D, M> {
                 break;
             }
             let mut improved = false;
-            for f in fix::propose(&current, &self.catalog, self.question.text, &self.constraints) {
+            let mut proposed = fix::propose(&current, &self.catalog, self.question.text, &self.constraints);
+            if current.violated.iter().any(|v| v == "check:literal") {
+                proposed.extend(literal_fix(self.db, &current.sql, &self.catalog));
+            }
+            for f in proposed {
                 let fixed = self.verify(&f.sql);
                 let kept = fix::accept(&current, &fixed.attempt);
                 let detail = if kept {

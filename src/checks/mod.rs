@@ -9,8 +9,11 @@
 //! | `direction` | a superlative ("highest", "cheapest", "oldest", "most recent") against the direction of the `ORDER BY … LIMIT` or `MAX`/`MIN`, reading the column's kind ("oldest" is the earliest birth date) ([`direction`]) |
 //! | `shape` | "how many" answered with a row per group; "which …" answered with only a count ([`shape`]) |
 //! | `fan_out` | "how many <things>" counted over a one-to-many join without DISTINCT, when the data shows the count differs from the count of distinct keys ([`shape::fan_out`]) |
+//! | `literal` | a text literal the column does not hold, though it holds it in another case, read as the caller ([`literals`]) |
 //! | `time` | a date literal in another layout than the text column stores its dates in ([`time`]) |
-//! | `select` | `SELECT *` when the question does not ask for every column; an `ORDER BY … LIMIT` ranking key selected though the question never names it |
+//! | `select` | `SELECT *` when the question does not ask for every column |
+//! | `columns` | a column the question does not ask for: a key of the ranking or of `HAVING` named only in the phrase that ranks or bounds, an identifier beside other columns of its table ([`columns`]) |
+//! | `attributes` | the question enumerates more things than the query returns columns ([`columns`]) |
 //! | `null_order` | `ORDER BY nullable_column DESC … LIMIT` without `NULLS LAST` (PostgreSQL sorts NULLs first there), unless the data read shows the column holds no NULL |
 //! | `max_min` | `ORDER BY … LIMIT 1` for an extreme (note: ties keep one row arbitrarily) |
 //! | `result` | a result whose every cell is NULL ([`result_findings`]) |
@@ -26,7 +29,9 @@ use sqlparser::ast::{
 
 use crate::catalog::{Catalog, RelName};
 
+pub mod columns;
 pub mod direction;
+pub mod literals;
 pub mod shape;
 pub mod time;
 
@@ -42,6 +47,9 @@ pub struct Observed {
     /// Whether the query's count differs from the count of distinct keys on the data (`fan_out`);
     /// `None`: not read, not judged.
     pub fan_out_differs: Option<bool>,
+    /// The stored values equal to each compared text literal ignoring case and surrounding
+    /// spaces (`literal`); a comparison not here is not judged.
+    pub stored_variants: BTreeMap<literals::Literal, Vec<String>>,
 }
 
 /// The columns whose data the checkers need to see.
@@ -53,6 +61,8 @@ pub struct Needs {
     pub nulls: Vec<(RelName, String)>,
     /// A count a join may inflate: the same query counting distinct keys, to compare with it.
     pub fan_out: Option<String>,
+    /// Text columns compared with string literals: the stored values each literal matches.
+    pub literals: Vec<literals::Literal>,
 }
 
 /// What [`check`] would like to read of the data for `query`.
@@ -61,6 +71,7 @@ pub fn needs(query: &Query, catalog: &Catalog, question: &str) -> Needs {
         values: time::needed(&time::comparisons(query, catalog)),
         nulls: desc_nullable_keys(query, catalog).into_iter().map(|(rel, col, _)| (rel, col)).collect(),
         fan_out: shape::fan_out(query, catalog, question).map(|f| f.distinct.to_string()),
+        literals: literals::comparisons(query, catalog),
     }
 }
 
@@ -289,7 +300,14 @@ fn named_in_question(e: &Expr, question: &str) -> bool {
         name.to_lowercase().split(|c: char| !c.is_alphanumeric()).filter(|t| t.len() >= 2).any(|t| {
             // a word of the name shares its first four letters with a question word, or a name
             // written as one word holds it ("areas" names surfacearea)
-            words.iter().any(|w| if t.len() < 4 || w.len() < 4 { *w == t } else { stem(w) == stem(t) || t.contains(&stem(w)) })
+            // (a short name also by its plural: "ages" names age)
+            words.iter().any(|w| {
+                if t.len() < 4 || w.len() < 4 {
+                    *w == t || w.strip_suffix('s').is_some_and(|s| s == t || s.strip_suffix('e') == Some(t))
+                } else {
+                    stem(w) == stem(t) || t.contains(&stem(w))
+                }
+            })
         })
     };
     match e {
@@ -370,8 +388,9 @@ pub fn check(query: &Query, catalog: &Catalog, question: &str, observed: &Observ
     if observed.fan_out_differs == Some(true) {
         out.extend(shape::fan_out(query, catalog, question).map(|f| finding("fan_out", Severity::Repair, f.message)));
     }
-    // 3. date literals against the stored layout
+    // 3. date literals against the stored layout; text literals the column holds in another case
     out.extend(time::check(&time::comparisons(query, catalog), &observed.values));
+    out.extend(literals::check(&literals::comparisons(query, catalog), &observed.stored_variants));
     // 4. SELECT *
     let q = question.to_lowercase();
     let wants_all = ["all information", "all the information", "all details", "all the details", "all columns", "all attributes", "everything", "all data", "all info"]
@@ -380,21 +399,9 @@ pub fn check(query: &Query, catalog: &Catalog, question: &str, observed: &Observ
     if !wants_all && select.projection.iter().any(|i| matches!(i, SelectItem::Wildcard(_))) {
         out.push(finding("select", Severity::Repair, "SELECT * returns every column: select only the columns the question asks for".into()));
     }
-    // an unrequested column: the ranking key of an ORDER BY … LIMIT echoed in the output though the
-    // question never names it ("which singer is the oldest" asks for the singer, not the age)
-    let limited = query.limit_clause.is_some() || query.fetch.is_some();
-    if limited && select.projection.len() > 1 {
-        for item in &select.projection {
-            let SelectItem::UnnamedExpr(e) = item else { continue };
-            if order_items.iter().any(|o| o.expr == *e) && !named_in_question(e, &q) {
-                out.push(finding(
-                    "select",
-                    Severity::Repair,
-                    format!("`{e}` is the ranking key, and the question does not ask for its value: select only what the question asks for and keep it in ORDER BY"),
-                ));
-            }
-        }
-    }
+    // 4b. columns the question does not ask for, and fewer columns than it asks for
+    out.extend(columns::unasked(query, catalog, question));
+    out.extend(columns::missing(query, question));
     // 5. NULLs first under DESC, when the column may (or, where the data was read, does) hold NULLs
     for (rel, col, expr) in desc_nullable_keys(query, catalog) {
         if observed.holds_nulls.get(&(rel.clone(), col.clone())) == Some(&false) {
@@ -440,7 +447,7 @@ mod tests {
     use crate::catalog::{Column, ForeignKey, RelKind, Table};
     use crate::sql::check_query;
 
-    fn catalog() -> Catalog {
+    pub(crate) fn catalog() -> Catalog {
         let col = |n: &str, nullable: bool| Column { name: n.into(), type_name: "integer".into(), nullable, comment: None };
         Catalog {
             tables: vec![
@@ -482,10 +489,10 @@ mod tests {
         assert_eq!(fired("SELECT a.name FROM authors a JOIN books b ON b.author_id IN (a.author_id, a.born)", "q"), vec!["join"]);
         assert_eq!(fired("SELECT count(*) FROM books ORDER BY count(*) DESC LIMIT 1", "which author has most books"), vec!["order_by"]);
         assert_eq!(fired("SELECT * FROM books", "which books are cheap"), vec!["select"]);
-        assert_eq!(fired("SELECT name, born FROM authors ORDER BY born NULLS LAST LIMIT 1", "Who is the oldest author?"), vec!["select", "max_min"]);
+        assert_eq!(fired("SELECT name, born FROM authors ORDER BY born NULLS LAST LIMIT 1", "Who is the oldest author?"), vec!["columns", "max_min"]);
         assert_eq!(
             fired("SELECT a.name, count(*) FROM authors a JOIN books b ON b.author_id = a.author_id GROUP BY a.name ORDER BY count(*) DESC LIMIT 1", "Which author wrote the most books?"),
-            vec!["select"]
+            vec!["columns"]
         );
         assert_eq!(fired("SELECT name FROM authors ORDER BY born DESC LIMIT 3", "the 3 youngest authors"), vec!["null_order"]);
         let notes = check(&check_query("SELECT name FROM authors ORDER BY author_id DESC LIMIT 1").unwrap().query, &catalog(), "q", &Observed::default());
@@ -520,7 +527,9 @@ mod tests {
         assert!(named_in_question(&Expr::Identifier("surfacearea".into()), "names and areas of the largest countries"));
         let q = "Which author wrote the most books, and how many?";
         assert_eq!(fired("SELECT a.name, count(*) FROM authors a JOIN books b ON b.author_id = a.author_id GROUP BY a.name ORDER BY count(*) DESC LIMIT 1", q), Vec::<&str>::new());
-        assert_eq!(fired("SELECT author_id, sum(price) FROM books GROUP BY author_id ORDER BY sum(price) DESC LIMIT 2", "the 2 authors with the highest total price"), Vec::<&str>::new());
+        // "the highest total price" says how to rank, not what to show
+        assert_eq!(fired("SELECT author_id, sum(price) FROM books GROUP BY author_id ORDER BY sum(price) DESC LIMIT 2", "the 2 authors with the highest total price"), vec!["columns"]);
+        assert_eq!(fired("SELECT author_id, sum(price) FROM books GROUP BY author_id ORDER BY sum(price) DESC LIMIT 2", "the 2 authors with the highest total price, and that total"), Vec::<&str>::new());
         assert!(result_findings(&[vec![serde_json::json!(1), serde_json::Value::Null]]).is_empty());
         assert!(result_findings(&[]).is_empty());
     }

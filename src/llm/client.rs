@@ -507,10 +507,6 @@ mod tests {
         assert_eq!(checks.load(Ordering::SeqCst), 5);
     }
 
-    fn ask_with(e: &Endpoint, interrupts: &dyn Fn()) -> Result<ChatReply, LlmError> {
-        chat(e, &fast(), &ChatRequest { messages: vec![Message::user("hi")], ..Default::default() }, interrupts)
-    }
-
     #[test]
     fn malformed_answers_are_bad_responses() {
         let (base, _) = scripted(vec![(200, "not json", 0), (200, r#"{"choices":[]}"#, 0)]);

@@ -33,6 +33,16 @@ SELECT * FROM nl2sql_verify('How many orders did customers from Paris place?',
 SELECT * FROM nl2sql_verify('List the customers from "Lyon".',
                             'SELECT name FROM customers WHERE city = ''Paris''');
 
+-- a value the column stores in another case: check:literal reads the stored values (as the caller)
+SELECT * FROM nl2sql_verify('Which customers live in paris?',
+                            'SELECT name FROM customers WHERE city = ''paris''');
+
+-- columns the question does not ask for (the ranking key; an identifier beside the name), and
+-- fewer columns than the question enumerates
+SELECT * FROM nl2sql_verify('Which customer has the highest credit?',
+    'SELECT customer_id, name, credit FROM customers ORDER BY credit DESC NULLS LAST LIMIT 1');
+SELECT * FROM nl2sql_verify('What are the name and city of each customer?', 'SELECT name FROM customers');
+
 -- SQL the executor would refuse gets a check:gate row with the SQLSTATE it would give
 SELECT * FROM nl2sql_verify('How many orders?', 'DELETE FROM orders');
 -- SQL that does not parse is an error

@@ -1,0 +1,310 @@
+//! The columns a query returns against what the question asks for.
+//!
+//! - `columns`: a column the question does not ask for.
+//!   - A key the query ranks or filters its groups by (`ORDER BY`, `HAVING`), echoed in the
+//!     output though the question names it only in the phrase that ranks, orders or bounds
+//!     ("the country with the *largest area*", "*ordered by* age", "*fewer than 200* flights"):
+//!     that phrase says how to choose the rows, not what to show.
+//!   - An identifier column (`id`, `…_id`, `uid`) selected beside other columns of the same table
+//!     though the question never asks for ids: the entity is already named by those columns.
+//! - `attributes`: the question's request enumerates N things ("the *name, population, and head
+//!   of state* of …", "list both the *id and the summary*") and the query returns fewer columns.
+
+use std::sync::LazyLock;
+
+use regex::Regex;
+use sqlparser::ast::{Expr, GroupByExpr, OrderByKind, Query, SelectItem, SetExpr};
+
+use super::{aliases, column_of, finding, named_in_question, Finding, Severity};
+use crate::catalog::Catalog;
+
+/// Words that rank: a superlative, or a bound on a count or amount.
+const RANKING: &[&str] = &[
+    "most", "least", "fewest", "highest", "lowest", "largest", "smallest", "biggest", "greatest", "maximum", "minimum",
+    "longest", "shortest", "oldest", "youngest", "newest", "latest", "earliest", "best", "worst", "cheapest",
+    "heaviest", "lightest", "richest", "poorest", "top", "more", "less", "fewer", "greater", "higher", "lower",
+    "larger", "smaller", "over", "under", "above", "below", "exceeding", "exceeds", "exceed",
+];
+/// Words that order.
+const ORDERING: &[&str] = &["ordered", "sorted", "order", "sort", "ranked", "rank", "arranged", "arrange", "ascending", "descending"];
+/// Words that end a ranking or ordering phrase.
+const PHRASE_END: &[&str] = &[
+    "and", "or", "of", "in", "for", "with", "who", "whose", "that", "which", "where", "what", "is", "are", "was", "were",
+    "has", "have", "had", "does", "do", "did", "from", "to", "at", "on", "then", "list", "show", "give", "return",
+];
+/// Words that open a request, before "the": "what is the", "return the", "give me the".
+const REQUEST_VERBS: &[&str] = &["what", "is", "are", "was", "were", "return", "show", "find", "give", "list", "me", "display", "report", "tell"];
+const MEASURE: &[&str] = &["number", "amount", "count", "total", "sum", "average", "numbers"];
+
+/// The question's lower-case words with the phrases that rank, order or bound removed: what is
+/// left names what the question wants to see.
+pub fn without_ranking_phrases(question: &str) -> String {
+    let words: Vec<String> =
+        question.to_lowercase().split(|c: char| !c.is_alphanumeric()).filter(|w| !w.is_empty()).map(str::to_string).collect();
+    let mut keep = vec![true; words.len()];
+    let stops = |w: &str| PHRASE_END.contains(&w);
+    let mut i = 0;
+    while i < words.len() {
+        let w = words[i].as_str();
+        // a superlative or bound, "than", a number, "the number of", then up to two words
+        // a superlative that heads the request is what is asked ("what is the smallest version
+        // number", "return the lowest price"), not how to choose
+        let heads_request = i >= 2 && words[i - 1] == "the" && REQUEST_VERBS.contains(&words[i - 2].as_str());
+        let start = if RANKING.contains(&w) && !heads_request {
+            Some(i + 1)
+        } else if ORDERING.contains(&w) {
+            // "ordered [ascending] by X", "in descending order of X": from "by"/"of" on
+            (i + 1..(i + 4).min(words.len())).find(|&j| words[j] == "by" || words[j] == "of").map(|j| j + 1)
+        } else {
+            None
+        };
+        let Some(mut j) = start else {
+            i += 1;
+            continue;
+        };
+        keep[i] = false;
+        for k in i + 1..j.min(words.len()) {
+            keep[k] = false;
+        }
+        for skip in ["than", "the", "a"] {
+            if words.get(j).is_some_and(|x| x == skip) {
+                keep[j] = false;
+                j += 1;
+            }
+        }
+        while words.get(j).is_some_and(|x| x.chars().all(|c| c.is_ascii_digit())) {
+            keep[j] = false;
+            j += 1;
+        }
+        if words.get(j).is_some_and(|x| MEASURE.contains(&x.as_str())) && words.get(j + 1).is_some_and(|x| x == "of") {
+            keep[j] = false;
+            keep[j + 1] = false;
+            j += 2;
+        }
+        let mut taken = 0;
+        while taken < 2 && words.get(j).is_some_and(|x| !stops(x)) {
+            keep[j] = false;
+            j += 1;
+            taken += 1;
+        }
+        i = j.max(i + 1);
+    }
+    words.into_iter().zip(keep).filter(|(_, k)| *k).map(|(w, _)| w).collect::<Vec<_>>().join(" ")
+}
+
+/// Is this column name an identifier's?
+fn is_id_column(name: &str) -> bool {
+    let n = name.to_lowercase();
+    n == "id" || n == "uid" || n.ends_with("_id")
+}
+
+static ASKS_IDS: LazyLock<Regex> = LazyLock::new(|| Regex::new(r"\b(ids?|identifiers?|identification)\b").expect("compiles"));
+
+/// Why a projected item is not asked for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Unasked {
+    /// A key of the ranking or of HAVING, named only in the phrase that ranks or bounds.
+    Key,
+    /// An identifier beside other columns of its table.
+    Id,
+}
+
+/// The projection items of the outer block the question does not ask for: (index, why).
+pub fn unasked_items(query: &Query, catalog: &Catalog, question: &str) -> Vec<(usize, Unasked)> {
+    let mut out = Vec::new();
+    let SetExpr::Select(select) = query.body.as_ref() else { return out };
+    if select.projection.len() < 2 {
+        return out;
+    }
+    let asked = without_ranking_phrases(question);
+    // the keys: ORDER BY expressions, and both sides of HAVING's comparisons
+    let mut keys: Vec<&Expr> = match query.order_by.as_ref().map(|o| &o.kind) {
+        Some(OrderByKind::Expressions(items)) => items.iter().map(|o| &o.expr).collect(),
+        _ => vec![],
+    };
+    if let Some(h) = &select.having {
+        keys.extend(super::conjuncts(h).into_iter().flat_map(|c| match c {
+            Expr::BinaryOp { left, right, .. } => vec![left.as_ref(), right.as_ref()],
+            other => vec![other],
+        }));
+    }
+    let is_key = |e: &Expr, alias: Option<&str>| {
+        keys.iter().any(|k| *k == e || matches!(k, Expr::Identifier(i) if alias.is_some_and(|a| a.eq_ignore_ascii_case(&i.value))))
+    };
+    for (n, item) in select.projection.iter().enumerate() {
+        let (e, alias) = match item {
+            SelectItem::UnnamedExpr(e) => (e, None),
+            SelectItem::ExprWithAlias { expr, alias } => (expr, Some(alias.value.as_str())),
+            _ => continue,
+        };
+        if !matches!(e, Expr::Value(_)) && is_key(e, alias) && !named_in_question(e, &asked) {
+            out.push((n, Unasked::Key));
+        }
+    }
+    // identifiers beside other columns of their table
+    if !ASKS_IDS.is_match(&question.to_lowercase()) {
+        let aliases = aliases(select, catalog);
+        let sole_group_key = |e: &Expr| matches!(&select.group_by, GroupByExpr::Expressions(k, _) if k.len() == 1 && k[0] == *e);
+        let plain: Vec<(usize, &Expr, (crate::catalog::RelName, String))> = select
+            .projection
+            .iter()
+            .enumerate()
+            .filter_map(|(n, i)| match i {
+                SelectItem::UnnamedExpr(e) | SelectItem::ExprWithAlias { expr: e, .. } => column_of(e, &aliases, catalog).map(|c| (n, e, c)),
+                _ => None,
+            })
+            .collect();
+        for (n, e, (rel, col)) in &plain {
+            if is_id_column(col) && !sole_group_key(e) && !out.iter().any(|(m, _)| m == n) && plain.iter().any(|(_, _, (r, c))| r == rel && !is_id_column(c)) {
+                out.push((*n, Unasked::Id));
+            }
+        }
+    }
+    out.sort_by_key(|(n, _)| *n);
+    out
+}
+
+/// The `columns` findings: keys of the ranking or the group filter echoed in the output, and
+/// identifiers nobody asked for.
+pub fn unasked(query: &Query, catalog: &Catalog, question: &str) -> Vec<Finding> {
+    let SetExpr::Select(select) = query.body.as_ref() else { return vec![] };
+    unasked_items(query, catalog, question)
+        .into_iter()
+        .map(|(n, why)| {
+            let item = &select.projection[n];
+            finding(
+                "columns",
+                Severity::Repair,
+                match why {
+                    Unasked::Key => format!("`{item}` is what the query ranks or filters by, and the question does not ask for its value: select only what the question asks for and keep it in ORDER BY/HAVING"),
+                    Unasked::Id => format!("`{item}` is an identifier the question does not ask for, beside other columns of its table: select only what the question asks for"),
+                },
+            )
+        })
+        .collect()
+}
+
+/// Lead words of a request for attributes.
+static REQUEST: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"^(?:what (?:is|are|was|were) (?:the |their |its )?|show (?:me )?(?:the )?|list (?:all )?(?:the )?|give (?:me )?(?:the )?|find (?:out )?(?:the )?|return (?:the )?|tell me (?:the )?|display (?:the )?|report (?:the )?|which )(.*)$")
+        .expect("compiles")
+});
+/// Words that end the enumeration of what is asked.
+const REQUEST_END: &[&str] = &[
+    "of", "for", "in", "from", "who", "whose", "that", "which", "with", "where", "when", "by", "ordered", "sorted", "is",
+    "are", "was", "were", "has", "have", "had", "do", "does", "did", "to", "on", "at", "among", "across", "between",
+    "each", "per", "than", "if", "whether", "all", "except", "but", "without", "not",
+];
+
+/// The things a request enumerates ("name, population, and head of state" → 3), when it
+/// enumerates at least two.
+pub fn asked_attributes(question: &str) -> Option<Vec<String>> {
+    let mut best: Option<Vec<String>> = None;
+    for sentence in question.to_lowercase().split(['.', '?', ';', '!']) {
+        let Some(rest) = REQUEST.captures(sentence.trim()).and_then(|c| c.get(1)) else { continue };
+        let mut span = Vec::new();
+        for token in rest.as_str().split_whitespace() {
+            let word = token.trim_matches(|c: char| !c.is_alphanumeric());
+            if REQUEST_END.contains(&word) {
+                break;
+            }
+            span.push(token);
+        }
+        let text = span.join(" ");
+        let items: Vec<String> = text
+            .split(',')
+            .flat_map(|part| part.split(" and "))
+            .flat_map(|part| part.split(" as well as "))
+            .map(|p| {
+                p.split_whitespace()
+                    .filter(|w| !["both", "the", "their", "its", "his", "her", "and", "also", "a", "an"].contains(w))
+                    .collect::<Vec<_>>()
+                    .join(" ")
+            })
+            .filter(|p| !p.is_empty())
+            .collect();
+        if items.len() >= 2 && best.as_ref().is_none_or(|b| items.len() > b.len()) {
+            best = Some(items);
+        }
+    }
+    best
+}
+
+/// The `attributes` finding: the request enumerates more things than the query returns columns.
+pub fn missing(query: &Query, question: &str) -> Option<Finding> {
+    let mut body = query.body.as_ref();
+    while let SetExpr::SetOperation { left, .. } = body {
+        body = left.as_ref();
+    }
+    let SetExpr::Select(select) = body else { return None };
+    if select.projection.iter().any(|i| !matches!(i, SelectItem::UnnamedExpr(_) | SelectItem::ExprWithAlias { .. })) {
+        return None;
+    }
+    let asked = asked_attributes(question)?;
+    let n = select.projection.len();
+    (n < asked.len()).then(|| {
+        finding(
+            "attributes",
+            Severity::Repair,
+            format!(
+                "the question asks for {} things ({}), and the query returns {n} column{}: select one column for each",
+                asked.len(),
+                asked.join("; "),
+                if n == 1 { "" } else { "s" }
+            ),
+        )
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::sql::check_query;
+
+    #[test]
+    fn ranking_phrases_are_removed() {
+        assert_eq!(without_ranking_phrases("the country that has the largest area"), "the country that has the");
+        assert_eq!(without_ranking_phrases("names of players ordered ascending by the number of final tables"), "names of players");
+        assert_eq!(without_ranking_phrases("airlines that have fewer than 200 flights"), "airlines that have");
+        assert_eq!(without_ranking_phrases("the program which most number of students are enrolled in"), "the program which are enrolled in");
+        assert_eq!(without_ranking_phrases("the 2 authors with the highest total price"), "the 2 authors with the");
+        assert_eq!(without_ranking_phrases("name and age of the oldest singer"), "name and age of the");
+        // a superlative heading the request is asked for
+        assert_eq!(without_ranking_phrases("What is the smallest version number and its type?"), "what is the smallest version number and its type");
+    }
+
+    #[test]
+    fn attributes_enumerated_by_the_request() {
+        let n = |q: &str| asked_attributes(q).map(|a| a.len());
+        assert_eq!(n("Give the name, population, and head of state for the country that has the largest area."), Some(3));
+        assert_eq!(n("Find the program which most students are enrolled in. List both the id and the summary."), Some(2));
+        assert_eq!(n("Which city and country is the Alton airport at?"), Some(2));
+        assert_eq!(n("What are the first name and last name of all students?"), Some(2));
+        assert_eq!(n("What are the names of the stadiums with capacity between 5000 and 10000?"), None);
+        assert_eq!(n("How many singers and songs are there?"), None);
+        assert_eq!(n("Show the name of singers older than 40 and younger than 60"), None);
+    }
+
+    fn columns(sql: &str, q: &str) -> Vec<String> {
+        let catalog = super::super::tests::catalog();
+        let query = check_query(sql).unwrap().query;
+        unasked(&query, &catalog, q).into_iter().chain(missing(&query, q)).map(|f| f.checker.to_string()).collect()
+    }
+
+    #[test]
+    fn unasked_and_missing_columns() {
+        // the ranking key named only in the ranking phrase
+        assert_eq!(columns("SELECT name, born FROM authors ORDER BY born LIMIT 1", "Which author is the oldest?"), ["columns"]);
+        assert_eq!(columns("SELECT a.name, count(*) AS n FROM authors a JOIN books b ON b.author_id = a.author_id GROUP BY a.name ORDER BY n DESC LIMIT 1", "Which author wrote the most number of books?"), ["columns"]);
+        assert_eq!(columns("SELECT author_id, count(*) FROM books GROUP BY author_id HAVING count(*) < 3", "Authors with fewer than 3 books"), ["columns"]);
+        assert!(columns("SELECT name, born FROM authors ORDER BY born LIMIT 1", "What is the name and year born of the oldest author?").is_empty());
+        assert!(columns("SELECT a.name, count(*) FROM authors a JOIN books b ON b.author_id = a.author_id GROUP BY a.name ORDER BY count(*) DESC LIMIT 1", "Which author wrote the most books, and how many?").is_empty());
+        // an identifier beside the name
+        assert_eq!(columns("SELECT author_id, name FROM authors", "List the authors' names"), ["columns"]);
+        assert!(columns("SELECT author_id, name FROM authors", "List the ids and names of authors").is_empty());
+        assert!(columns("SELECT author_id, count(*) FROM books GROUP BY author_id", "How many books does each author have?").is_empty());
+        // fewer columns than the things asked
+        assert_eq!(columns("SELECT name FROM authors", "What are the name and birth year of every author?"), ["attributes"]);
+        assert!(columns("SELECT name, born FROM authors", "What are the name and birth year of every author?").is_empty());
+    }
+}
