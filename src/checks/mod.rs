@@ -231,6 +231,30 @@ fn or_or_in(e: &Expr) -> Option<&'static str> {
     }
 }
 
+/// The terms of `a = b OR c = d …` when every term equates columns of two different relations
+/// in scope; `None` for any other condition (or one without OR).
+fn alternative_keys<'e>(on: &'e Expr, aliases: &BTreeMap<String, RelName>, catalog: &Catalog) -> Option<Vec<&'e Expr>> {
+    fn terms(e: &Expr) -> Vec<&Expr> {
+        match e {
+            Expr::BinaryOp { left, op: BinaryOperator::Or, right } => {
+                let mut v = terms(left);
+                v.extend(terms(right));
+                v
+            }
+            Expr::Nested(inner) => terms(inner),
+            other => vec![other],
+        }
+    }
+    let t = terms(on);
+    let equates_columns = |e: &Expr| match e {
+        Expr::BinaryOp { left, op: BinaryOperator::Eq, right } => {
+            matches!((column_of(left, aliases, catalog), column_of(right, aliases, catalog)), (Some((ra, _)), Some((rb, _))) if ra != rb)
+        }
+        _ => false,
+    };
+    (t.len() > 1 && t.iter().all(|e| equates_columns(e))).then_some(t)
+}
+
 fn join_condition(op: &JoinOperator) -> Option<&Expr> {
     match op {
         JoinOperator::Join(JoinConstraint::On(e))
@@ -249,15 +273,20 @@ fn check_joins(select: &Select, catalog: &Catalog, out: &mut Vec<Finding>) {
     for t in &select.from {
         for j in &t.joins {
             let Some(on) = join_condition(&j.join_operator) else { continue };
-            if let Some(what) = or_or_in(on) {
-                out.push(finding(
-                    "join",
-                    Severity::Repair,
-                    format!("the join condition `{on}` uses {what}: join on the key columns and put alternatives in WHERE"),
-                ));
-                continue;
+            // an OR of column equalities across the two tables joins on either of two keys (an
+            // airport as the source or the destination of a flight): each must be a key
+            let alternatives = alternative_keys(on, &aliases, catalog);
+            if alternatives.is_none() {
+                if let Some(what) = or_or_in(on) {
+                    out.push(finding(
+                        "join",
+                        Severity::Repair,
+                        format!("the join condition `{on}` uses {what}: join on the key columns and put alternatives in WHERE"),
+                    ));
+                    continue;
+                }
             }
-            for c in conjuncts(on) {
+            for c in alternatives.unwrap_or_else(|| conjuncts(on)) {
                 let Expr::BinaryOp { left, op: BinaryOperator::Eq, right } = c else { continue };
                 let (Some((ra, ca)), Some((rb, cb))) = (column_of(left, &aliases, catalog), column_of(right, &aliases, catalog)) else {
                     continue;
@@ -487,6 +516,8 @@ mod tests {
         assert_eq!(fired("SELECT a.name FROM authors a JOIN books b ON b.book_id = a.author_id", "q"), vec!["join"]);
         assert_eq!(fired("SELECT a.name FROM authors a JOIN books b ON b.author_id = a.author_id OR b.price > 3", "q"), vec!["join"]);
         assert_eq!(fired("SELECT a.name FROM authors a JOIN books b ON b.author_id IN (a.author_id, a.born)", "q"), vec!["join"]);
+        // either of two column equalities: each is judged as a key
+        assert_eq!(fired("SELECT a.name FROM authors a JOIN books b ON b.author_id = a.author_id OR b.book_id = a.author_id", "q"), vec!["join"]);
         assert_eq!(fired("SELECT count(*) FROM books ORDER BY count(*) DESC LIMIT 1", "which author has most books"), vec!["order_by"]);
         assert_eq!(fired("SELECT * FROM books", "which books are cheap"), vec!["select"]);
         assert_eq!(fired("SELECT name, born FROM authors ORDER BY born NULLS LAST LIMIT 1", "Who is the oldest author?"), vec!["columns", "max_min"]);
@@ -498,6 +529,36 @@ mod tests {
         let notes = check(&check_query("SELECT name FROM authors ORDER BY author_id DESC LIMIT 1").unwrap().query, &catalog(), "q", &Observed::default());
         assert_eq!(notes.iter().map(|f| (f.checker, f.severity)).collect::<Vec<_>>(), vec![("max_min", Severity::Note)]);
         assert_eq!(result_findings(&[vec![serde_json::Value::Null]])[0].checker, "result");
+    }
+
+    #[test]
+    fn a_join_on_either_of_two_keys_is_a_join_on_keys() {
+        let col = |n: &str| Column { name: n.into(), type_name: "text".into(), nullable: false, comment: None };
+        let table = |n: &str, cols: &[&str]| Table {
+            name: RelName::new("public", n),
+            kind: RelKind::Table,
+            comment: None,
+            row_estimate: None,
+            columns: cols.iter().map(|c| col(c)).collect(),
+            primary_key: vec![cols[0].into()],
+        };
+        let fk = |c: &str| ForeignKey {
+            name: format!("flights_{c}_fkey"),
+            from: RelName::new("public", "flights"),
+            from_columns: vec![c.into()],
+            to: RelName::new("public", "airports"),
+            to_columns: vec!["code".into()],
+        };
+        let catalog = Catalog {
+            tables: vec![table("airports", &["code", "city"]), table("flights", &["flight_no", "source", "dest"])],
+            foreign_keys: vec![fk("source"), fk("dest")],
+        };
+        let fired = |sql: &str| -> Vec<&'static str> {
+            check(&check_query(sql).unwrap().query, &catalog, "q", &Observed::default()).iter().map(|f| f.checker).collect()
+        };
+        assert!(fired("SELECT a.code FROM airports a JOIN flights f ON a.code = f.source OR a.code = f.dest").is_empty());
+        assert_eq!(fired("SELECT a.code FROM airports a JOIN flights f ON a.code = f.source OR a.code = f.flight_no"), ["join"]);
+        assert_eq!(fired("SELECT a.code FROM airports a JOIN flights f ON a.code = f.source OR a.city = 'x'"), ["join"]);
     }
 
     #[test]
