@@ -17,7 +17,7 @@ CREATE TABLE nl2sql.runs (
     evidence          text,
     settings          jsonb NOT NULL DEFAULT '{}',
     status            text NOT NULL DEFAULT 'running'
-                      CHECK (status IN ('running', 'ok', 'unverified', 'error')),
+                      CHECK (status IN ('running', 'ok', 'unverified', 'ambiguous', 'error')),
     error             text,
     chosen_sql        text,
     prompt_tokens     bigint NOT NULL DEFAULT 0,

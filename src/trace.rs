@@ -63,6 +63,8 @@ pub enum Status {
     Kept,
     /// The chosen SQL has open problems.
     Unverified,
+    /// The evidence does not decide between two readings (the chosen one stands).
+    Ambiguous,
 }
 
 impl Stage {
@@ -104,6 +106,7 @@ impl Status {
             Status::Stopped => "stopped",
             Status::Kept => "kept",
             Status::Unverified => "unverified",
+            Status::Ambiguous => "ambiguous",
         }
     }
 }

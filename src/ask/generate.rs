@@ -20,6 +20,7 @@ use crate::llm::json::extract_json;
 use crate::llm::{ChatRequest, Message};
 use crate::options::{SelectOptions, Settings, Settle};
 use crate::result::Outcome;
+use crate::select::ambiguity::ambiguity;
 use crate::select::answer::Answer;
 use crate::select::candidates::{run_candidate, Ran};
 use crate::select::choose::{duel_reason, play, Question};
@@ -325,14 +326,17 @@ impl<D: Database + ?Sized, M: Model + ?Sized> Ask<'_, '_, D, M> {
         let mut chosen = clusters.first().map_or(0, |c| c.representative());
         let mut how = "weighted majority".to_string();
         let mut tournament = Value::Null;
+        let mut played = Vec::new();
+        let mut best = (!clusters.is_empty()).then_some(0);
         let contested = clusters.len() > 1 && clusters[0].confidence < sel.select_gate;
         if self.opts.select == Settle::Tournament && contested {
             // no clear majority: duels on separating instances, judged by the model, recorded in this run
             let question = Question { text: self.question.text, evidence: self.question.evidence };
             let catalog = self.catalog.clone();
-            let played = play(self.db, self.model, &mut self.trace, question, &ran, &clusters, &catalog, &sel)?;
+            played = play(self.db, self.model, &mut self.trace, question, &ran, &clusters, &catalog, &sel)?;
             let duels: Vec<tournament::Duel> = played.iter().map(|p| p.duel).collect();
-            let (scores, best) = tournament::choose(&clusters, &duels);
+            let scores;
+            (scores, best) = tournament::choose(&clusters, &duels);
             if let Some(ci) = best {
                 chosen = clusters[ci].representative();
                 how = format!(
@@ -341,6 +345,10 @@ impl<D: Database + ?Sized, M: Model + ?Sized> Ask<'_, '_, D, M> {
                 );
             }
             tournament = json!({"duels": played.len(), "scores": scores});
+        }
+        // the evidence may not decide: the run says so, with the other reading
+        if let Some(a) = best.and_then(|ci| ambiguity(&clusters, &answers, &played, ci, sel.select_gate)) {
+            self.alternative = Some((candidates[a.alternative].1.clone(), a.explanation));
         }
         let detail = match clusters.first() {
             Some(c) => format!(

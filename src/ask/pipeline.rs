@@ -48,15 +48,19 @@ pub struct Explanation {
     pub open_problems: Vec<String>,
     pub usage: Usage,
     pub llm_calls: u32,
+    /// N-version candidates that split without the evidence deciding: the other reading's SQL
+    /// and, in words, how the two differ.
+    pub alternative: Option<(String, String)>,
 }
 
 impl Explanation {
-    /// The run's status in the audit log: `ok` or `unverified`.
+    /// The run's status in the audit log: `ok`, `ambiguous` (verified, but another reading is as
+    /// well supported) or `unverified`.
     pub fn status(&self) -> Status {
-        if self.verified {
-            Status::Ok
-        } else {
-            Status::Unverified
+        match (self.verified, &self.alternative) {
+            (true, None) => Status::Ok,
+            (true, Some(_)) => Status::Ambiguous,
+            (false, _) => Status::Unverified,
         }
     }
 }
@@ -74,6 +78,8 @@ pub(super) struct Ask<'a, 'r, D: Database + ?Sized, M: Model + ?Sized> {
     pub grounding: Grounding,
     /// Columns whose indexed values the question names (value linking).
     pub value_columns: Vec<(RelName, String)>,
+    /// The other reading of a split the N-version candidates left open: (SQL, explanation).
+    pub alternative: Option<(String, String)>,
 }
 
 /// Answer `question`: the whole pipeline, every step recorded through `recorder`.
@@ -105,6 +111,7 @@ pub fn ask<D: Database + ?Sized, M: Model + ?Sized>(
         constraints: constraints::extract(question.text, question.evidence),
         grounding: Grounding::default(),
         value_columns: Vec::new(),
+        alternative: None,
     };
     if opts.values {
         ask.ground_values()?;
@@ -313,9 +320,16 @@ impl<D: Database + ?Sized, M: Model + ?Sized> Ask<'_, '_, D, M> {
         } else {
             format!("open problems: {}", chosen.problems.join("; "))
         };
-        let data = json!({"open_problems": chosen.problems, "prompt_tokens": self.trace.usage.prompt_tokens,
-                          "completion_tokens": self.trace.usage.completion_tokens, "llm_calls": self.trace.llm_calls});
-        let status = if clean { Status::Ok } else { Status::Unverified };
+        let mut data = json!({"open_problems": chosen.problems, "prompt_tokens": self.trace.usage.prompt_tokens,
+                              "completion_tokens": self.trace.usage.completion_tokens, "llm_calls": self.trace.llm_calls});
+        let (status, detail) = match (&self.alternative, clean) {
+            (Some((sql, why)), true) => {
+                data["alternative"] = json!({"sql": sql, "explanation": why});
+                (Status::Ambiguous, format!("{detail}; ambiguous: {why}; the other reading: {sql}"))
+            }
+            (_, true) => (Status::Ok, detail),
+            (_, false) => (Status::Unverified, detail),
+        };
         self.trace.step(Stage::Chosen, status, detail, Some(chosen.sql.clone()), data)?;
         Ok(Explanation {
             steps: self.trace.steps,
@@ -324,6 +338,7 @@ impl<D: Database + ?Sized, M: Model + ?Sized> Ask<'_, '_, D, M> {
             open_problems: chosen.problems,
             usage: self.trace.usage,
             llm_calls: self.trace.llm_calls,
+            alternative: self.alternative,
         })
     }
 }

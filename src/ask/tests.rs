@@ -14,7 +14,7 @@ use crate::options::{AskOptions, Settings};
 use crate::select::answer::{Answer, RowSemantics};
 use crate::select::separate::{Found, Report, RowId};
 use crate::testing::{failed, rel, rows, sql_reply, text_reply, unreachable, ScriptedDb, ScriptedModel};
-use crate::trace::{Numbering, Stage};
+use crate::trace::{Numbering, Stage, Status};
 
 fn run(db: &mut ScriptedDb, model: &mut ScriptedModel, question: &str, options: Value) -> Result<Explanation> {
     let opts = AskOptions::parse(&options, &Settings::default()).expect("valid options");
@@ -357,6 +357,27 @@ const CHEAPEST: &str = "SELECT a.name FROM authors AS a JOIN books AS b ON b.aut
 
 fn split_db() -> ScriptedDb {
     ScriptedDb::bookshop().answer("price DESC", rows(&["name"], json!([["Ann"]]))).answer("price ASC", rows(&["name"], json!([["Bob"]])))
+}
+
+#[test]
+fn n_version_candidates_that_split_undecided_make_the_run_ambiguous() {
+    let generators = json!(["direct", "skeleton"]);
+    // two readings, one each, both verified clean: the first stands, the run says ambiguous
+    let q = "Which author wrote a book with a price?";
+    let mut model = ScriptedModel::new(vec![sql_reply(DEAREST), sql_reply(CHEAPEST)]);
+    let e = run(&mut split_db(), &mut model, q, json!({"probe": false, "generators": generators})).unwrap();
+    assert_eq!(e.status(), Status::Ambiguous);
+    let (alt_sql, why) = e.alternative.clone().unwrap();
+    assert_eq!(alt_sql, CHEAPEST);
+    assert!(why.contains("only candidate 1 returns ('Ann'); only candidate 2 returns ('Bob')"), "{why}");
+    let chosen = e.steps.last().unwrap();
+    assert_eq!((chosen.stage, chosen.status), (Stage::Chosen, Status::Ambiguous));
+    assert_eq!(chosen.data["alternative"]["sql"], json!(CHEAPEST));
+    // when the verifier separates them ("cheapest" against ORDER BY … DESC), nothing is ambiguous
+    let mut model = ScriptedModel::new(vec![sql_reply(DEAREST), sql_reply(CHEAPEST)]);
+    let e = run(&mut split_db(), &mut model, "Which author wrote the cheapest book?", json!({"probe": false, "generators": generators})).unwrap();
+    assert_eq!(e.chosen_sql, CHEAPEST);
+    assert!(e.alternative.is_none());
 }
 
 #[test]

@@ -11,6 +11,7 @@ use std::collections::BTreeMap;
 use serde_json::{json, Value};
 
 use super::adjudicate::{self, Verdict};
+use super::ambiguity::{ambiguity, Ambiguity};
 use super::answer::{preview, Answer};
 use super::candidates::{run_candidate, Ran, RunStatus};
 use super::cluster::{cluster, Cluster};
@@ -193,6 +194,8 @@ pub struct Selection {
     pub rows: Vec<CandidateRow>,
     /// The index of the chosen candidate; `None` when no candidate ran.
     pub chosen: Option<usize>,
+    /// The other reading, when the evidence does not decide ([`ambiguity`]).
+    pub ambiguous: Option<Ambiguity>,
 }
 
 /// What to choose among.
@@ -316,6 +319,10 @@ pub fn choose<D: Database + ?Sized, M: Model + ?Sized>(
     let (scores, best) = tournament::choose(&clusters, &duels);
     let wins = tournament::wins(clusters.len(), &duels);
     let chosen = best.map(|ci| clusters[ci].representative());
+    let ambiguous = match best {
+        Some(ci) if !opts.randomised => ambiguity(&clusters, &answers, &played, ci, opts.select_gate),
+        _ => None,
+    };
 
     // 4. reasons
     let chosen_reason = |ci: usize| -> String {
@@ -368,6 +375,9 @@ pub fn choose<D: Database + ?Sized, M: Model + ?Sized>(
             None => r.error.clone().unwrap_or_default(),
             Some(ci) if chosen == Some(i) => chosen_reason(ci),
             Some(ci) if !is_rep => format!("same result as candidate {} (cluster {})", clusters[ci].representative() + 1, ci + 1),
+            Some(_) if ambiguous.as_ref().is_some_and(|a| a.alternative == i) => {
+                format!("the other reading, not chosen: {}", ambiguous.as_ref().map_or("", |a| a.explanation.as_str()))
+            }
             Some(ci) => {
                 let lost = played.iter().find(|p| (p.duel.a == ci && p.duel.verdict == Verdict::B) || (p.duel.b == ci && p.duel.verdict == Verdict::A));
                 match lost {
@@ -401,15 +411,25 @@ pub fn choose<D: Database + ?Sized, M: Model + ?Sized>(
             instance: (!duels_json.is_empty()).then(|| json!({"duels": duels_json})),
         });
     }
+    let status = match (chosen, &ambiguous) {
+        (None, _) => Status::Error,
+        (Some(_), Some(_)) => Status::Ambiguous,
+        (Some(_), None) => Status::Ok,
+    };
+    let mut data = json!({"scores": scores, "wins": wins, "formula": "score = wins + confidence"});
+    if let Some(a) = &ambiguous {
+        data["alternative"] = json!({"candidate": a.alternative + 1, "sql": candidates[a.alternative], "explanation": a.explanation});
+    }
     trace.step(
         Stage::Chosen,
-        if chosen.is_some() { Status::Ok } else { Status::Error },
-        match chosen {
-            Some(i) => format!("candidate {}: {}", i + 1, rows[i].reason),
-            None => "no candidate ran".to_string(),
+        status,
+        match (chosen, &ambiguous) {
+            (Some(i), Some(a)) => format!("candidate {}: {}; ambiguous: {}", i + 1, rows[i].reason, a.explanation),
+            (Some(i), None) => format!("candidate {}: {}", i + 1, rows[i].reason),
+            (None, _) => "no candidate ran".to_string(),
         },
         chosen.and_then(|i| candidates[i].clone()),
-        json!({"scores": scores, "wins": wins, "formula": "score = wins + confidence"}),
+        data,
     )?;
-    Ok(Selection { rows, chosen })
+    Ok(Selection { rows, chosen, ambiguous })
 }

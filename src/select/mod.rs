@@ -5,6 +5,7 @@
 //! candidates differ) → [`softf1`] + [`tournament`] (the model's answer on that instance decides).
 
 pub mod adjudicate;
+pub mod ambiguity;
 pub mod answer;
 pub mod candidates;
 pub mod choose;

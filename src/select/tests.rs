@@ -144,8 +144,12 @@ fn a_duel_without_an_instance_or_a_verdict_is_a_draw_and_the_larger_cluster_stan
     db.instances = vec![Ok(found("Dune", "Emma"))].into();
     let mut model = ScriptedModel::new(vec![unreachable()]);
     let (s, steps) = select(&mut db, &mut model, &[Some(DEAR), Some(CHEAP)], json!({}));
-    assert_eq!(steps, [("execute", "ok"), ("cluster", "ok"), ("duel", "error"), ("chosen", "ok")]);
-    assert_eq!(s.unwrap().chosen, Some(0));
+    // the evidence does not decide: the larger cluster stands, and the run says it is ambiguous
+    assert_eq!(steps, [("execute", "ok"), ("cluster", "ok"), ("duel", "error"), ("chosen", "ambiguous")]);
+    let s = s.unwrap();
+    assert_eq!(s.chosen, Some(0));
+    assert_eq!(s.ambiguous.as_ref().map(|a| a.alternative), Some(1));
+    assert!(s.rows[1].reason.starts_with("the other reading, not chosen: the evidence does not decide"), "{}", s.rows[1].reason);
     // unparsable votes are recorded, not counted
     let mut db = self::db();
     db.instances = vec![Ok(found("Dune", "Emma"))].into();

@@ -38,7 +38,12 @@ fn select(question: Option<&str>, candidates: Option<Vec<Option<String>>>, evide
     let chosen_sql = selection.chosen.and_then(|i| candidates[i].clone());
     let elsewhere = audit.elsewhere();
     audit.finish(Finish {
-        status: if selection.chosen.is_some() { "ok" } else { "error" }.into(),
+        status: match (&selection.chosen, &selection.ambiguous) {
+            (None, _) => "error",
+            (Some(_), Some(_)) => "ambiguous",
+            (Some(_), None) => "ok",
+        }
+        .into(),
         error: selection.chosen.is_none().then(|| "no candidate ran".to_string()),
         chosen_sql,
         usage,

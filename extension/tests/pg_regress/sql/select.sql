@@ -31,6 +31,13 @@ FROM nl2sql_select('How many customers live in Paris?', ARRAY[
     $$SELECT count(*) FROM customers WHERE city ILIKE 'paris'$$], NULL,
     '{"adjudicate": false, "experts": ["regress:a", "regress:b", "regress:c"]}');
 
+-- two readings, one candidate each, and no model to judge: the first stands, the run's status is
+-- `ambiguous`, and the other reading's row says on which rows the two differ
+SELECT candidate, chosen, reason
+FROM nl2sql_select('Which customers live in Paris?', ARRAY[
+    $$SELECT name FROM customers WHERE city = 'Paris'$$,
+    $$SELECT name FROM customers WHERE city = 'Paris' AND credit > 300$$], NULL, '{"adjudicate": false}');
+
 -- every call is in the audit log, with its stages
 SELECT r.function, r.status, array_agg(s.stage ORDER BY s.step) AS stages
 FROM nl2sql.runs r JOIN nl2sql.steps s USING (run_id)
