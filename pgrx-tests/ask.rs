@@ -189,13 +189,13 @@ fn verify_rejects_unparsable_sql() {
 }
 
 #[pg_test]
-fn ask_checker_chain_drives_repair_one_finding_at_a_time() {
+fn ask_checker_chain_fixes_what_is_mechanical_and_asks_the_model_for_the_rest() {
     load_bookshop();
-    // control flow only: `SELECT *` first, then a NULL-first ordering, then the fixed query
+    // control flow only: `SELECT *` with a NULL-first ordering; the fix stage adds NULLS LAST on the
+    // syntax tree (pages holds NULLs), the model is asked only to replace the `*`
     let url = scripted_llm(
         &[
             "{\"sql\": \"SELECT * FROM books ORDER BY pages DESC LIMIT 1\"}",
-            "{\"sql\": \"SELECT title FROM books ORDER BY pages DESC LIMIT 1\"}",
             "{\"sql\": \"SELECT title FROM books ORDER BY pages DESC NULLS LAST LIMIT 1\"}",
         ],
         10,
@@ -203,13 +203,17 @@ fn ask_checker_chain_drives_repair_one_finding_at_a_time() {
     exec(&format!("SET LOCAL nl2sql.llm_endpoint = '{url}'"));
     let (run_id, rows) = run_question("Which book has the most pages?", "{\"probe\": false, \"max_repairs\": 3}");
     assert_eq!(rows.last().unwrap().2.as_deref(), Some("SELECT title FROM books ORDER BY pages DESC NULLS LAST LIMIT 1"));
-    let problems = json_of(&format!(
-        "SELECT jsonb_agg(output->'problems' ORDER BY step) FROM nl2sql.steps WHERE run_id = {} AND output ? 'problems'",
-        run_id.unwrap()
+    let run_id = run_id.unwrap();
+    let fixes = json_of(&format!(
+        "SELECT jsonb_agg(jsonb_build_array(output->>'fix', status) ORDER BY step) FROM nl2sql.steps WHERE run_id = {run_id} AND stage = 'fix'"
     ));
-    let text = problems.to_string();
-    assert!(text.contains("SELECT * returns every column"), "{text}");
-    assert!(text.contains("sorts NULLs first under DESC"), "{text}");
+    assert_eq!(fixes[0], json!(["nulls_last", "ok"]), "{fixes}");
+    let problems = json_of(&format!(
+        "SELECT jsonb_agg(output->'problems' ORDER BY step) FROM nl2sql.steps WHERE run_id = {run_id} AND output ? 'problems'"
+    ));
+    assert!(problems.to_string().contains("SELECT * returns every column"), "{problems}");
+    let repairs = Spi::get_one::<i64>(&format!("SELECT count(*) FROM nl2sql.steps WHERE run_id = {run_id} AND stage = 'repair'")).unwrap();
+    assert_eq!(repairs, Some(1), "one repair, for the `*`");
 }
 
 #[pg_test]
