@@ -23,28 +23,7 @@ fn load_bookshop() {
     exec(include_str!("../sample/bookshop.sql"));
 }
 
-/// The body of the HTTP request on `stream` (headers read up to the blank line, then
-/// Content-Length bytes); `None` if the client closed the connection first.
-fn read_request_body(stream: &std::net::TcpStream) -> Option<Vec<u8>> {
-    use std::io::{BufRead, BufReader, Read};
-    let mut reader = BufReader::new(stream.try_clone().ok()?);
-    let mut len = 0usize;
-    loop {
-        let mut line = String::new();
-        if reader.read_line(&mut line).ok()? == 0 {
-            return None;
-        }
-        if let Some(v) = line.to_ascii_lowercase().strip_prefix("content-length:") {
-            len = v.trim().parse().ok()?;
-        }
-        if line == "\r\n" {
-            break;
-        }
-    }
-    let mut body = vec![0; len];
-    reader.read_exact(&mut body).ok()?;
-    Some(body)
-}
+use nl2sql_core::llm::testing::read_request;
 
 /// An OpenAI chat completion whose message is `content`, as the body of an HTTP answer.
 fn chat_completion(content: &str) -> String {
@@ -67,7 +46,7 @@ fn scripted_llm(contents: &'static [&'static str], requests: usize) -> String {
         for (n, stream) in listener.incoming().take(requests).enumerate() {
             let content = contents[n.min(contents.len() - 1)];
             let Ok(mut stream) = stream else { continue };
-            let _ = read_request_body(&stream);
+            let _ = read_request(&stream);
             let reply = chat_completion(content);
             let _ = write!(
                 stream,
@@ -110,7 +89,7 @@ fn faulty_llm(fault: Fault) -> String {
         for stream in listener.incoming().take(64) {
             let Ok(mut stream) = stream else { continue };
             std::thread::spawn(move || {
-                let _ = read_request_body(&stream);
+                let _ = read_request(&stream);
                 let ok = chat_completion("{\"sql\": \"SELECT 1\"}");
                 let head = |status: u16, extra: &str, len: usize| {
                     format!("HTTP/1.1 {status} X\r\nContent-Type: application/json\r\nContent-Length: {len}\r\n{extra}Connection: close\r\n\r\n")

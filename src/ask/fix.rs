@@ -11,7 +11,7 @@
 //! | `group_by` | PostgreSQL: a column "must appear in the GROUP BY clause" | the column added to the GROUP BY |
 //! | `fan_out` | a count a one-to-many join inflates, shown by the data (`check:fan_out`) | `COUNT(DISTINCT <key>)` of the counted table |
 //! | `columns` | a column the question does not ask for (`check:columns`: a ranking or HAVING key named only in the phrase that ranks, an identifier beside other columns of its table) | the column removed from the output (an ORDER BY that named it by its alias names the expression) |
-//! | `literal` | a text literal the column holds only in another case or with other spaces (`check:literal`) | the literal replaced by the one stored value it matches (read as the caller; `ask::verify::literal_fix`) |
+//! | `literal` | a text literal the column holds only in another case or with other spaces (`check:literal`) | the literal replaced by the one stored value it matches (from the stored values the verification read as the caller; `Verified::literal_fix`) |
 //! | `direction` | a superlative against the ranking direction (`check:direction`) | the first ORDER BY key's direction reversed, or MAX and MIN swapped |
 
 use std::collections::BTreeMap;
@@ -206,7 +206,8 @@ fn drop_unasked(query: &Query, catalog: &Catalog, question: &str) -> Option<(Que
     for (n, _) in unasked.iter().rev() {
         let item = select.projection.remove(*n);
         if let sqlparser::ast::SelectItem::ExprWithAlias { expr, alias } = &item {
-            // ORDER BY the alias: order by the expression itself
+            // ORDER BY the alias: order by the expression itself (HAVING cannot name an output
+            // alias in PostgreSQL, so it needs nothing)
             if let Some(OrderByKind::Expressions(keys)) = fixed.order_by.as_mut().map(|o| &mut o.kind) {
                 for k in keys.iter_mut() {
                     if matches!(&k.expr, Expr::Identifier(i) if i.value.eq_ignore_ascii_case(&alias.value)) {
@@ -214,30 +215,11 @@ fn drop_unasked(query: &Query, catalog: &Catalog, question: &str) -> Option<(Que
                     }
                 }
             }
-            if let Some(h) = select.having.as_mut() {
-                let _ = h.visit(&mut ReplaceAlias { alias: alias.value.clone(), expr: expr.clone() });
-            }
         }
         dropped.push(item.to_string());
     }
     dropped.reverse();
     Some((fixed, format!("{} removed from the output: the question does not ask for it", dropped.join(", "))))
-}
-
-/// Replaces a bare identifier equal to an output alias by the expression it names.
-struct ReplaceAlias {
-    alias: String,
-    expr: Expr,
-}
-
-impl sqlparser::ast::VisitorMut for ReplaceAlias {
-    type Break = ();
-    fn post_visit_expr(&mut self, e: &mut Expr) -> ControlFlow<()> {
-        if matches!(e, Expr::Identifier(i) if i.value.eq_ignore_ascii_case(&self.alias)) {
-            *e = self.expr.clone();
-        }
-        ControlFlow::Continue(())
-    }
 }
 
 // --- direction -------------------------------------------------------------------------------------

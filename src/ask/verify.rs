@@ -36,11 +36,19 @@ const FIX_ROUNDS: usize = 3;
 /// Compared text literals whose stored values one verification reads, at most.
 const MAX_LITERALS: usize = 8;
 
-/// The checker chain on a query. Two checkers judge by the data, read through the executor as
-/// the caller (a column the caller cannot read is not in their catalog, so never judged): `time`
-/// reads a few distinct values of each text column compared with a date, and `null_order`
-/// whether a nullable column ranked DESC holds any NULL. Returns the findings and the columns read.
+/// The checker chain on a query. Returns the findings and what was read of the data ([`observe`]).
 pub fn run_checkers<E: Executor + ?Sized>(db: &mut E, query: &Query, catalog: &Catalog, question: &str) -> (Vec<Finding>, Vec<String>) {
+    let (observed, read) = observe(db, query, catalog, question);
+    (checks::check(query, catalog, question, &observed), read)
+}
+
+/// What the checkers that judge by the data need to see, read through the executor as the caller
+/// (a column the caller cannot read is not in their catalog, so never judged): `time` a few
+/// distinct values of each text column compared with a date, `null_order` whether a nullable
+/// column ranked DESC holds any NULL, `literal` the stored values a compared text literal matches
+/// ignoring case, `fan_out` the count both as written and of distinct keys. Returns what was
+/// observed and, in words, what was read.
+fn observe<E: Executor + ?Sized>(db: &mut E, query: &Query, catalog: &Catalog, question: &str) -> (Observed, Vec<String>) {
     let needs = checks::needs(query, catalog, question);
     let mut observed = Observed::default();
     let mut read = Vec::new();
@@ -76,11 +84,11 @@ pub fn run_checkers<E: Executor + ?Sized>(db: &mut E, query: &Query, catalog: &C
             observed.fan_out_differs = Some(a != b);
         }
     }
-    (checks::check(query, catalog, question, &observed), read)
+    (observed, read)
 }
 
-/// The stored values each compared text literal matches ignoring case and surrounding spaces,
-/// read as the caller; a literal whose read fails is left out (not judged).
+/// The stored values each compared text literal matches ignoring case, read as the caller; a
+/// literal whose read fails is left out (not judged).
 fn read_stored_variants<E: Executor + ?Sized>(db: &mut E, found: &[Literal]) -> BTreeMap<Literal, Vec<String>> {
     let mut out = BTreeMap::new();
     for l in found.iter().take(MAX_LITERALS) {
@@ -91,13 +99,6 @@ fn read_stored_variants<E: Executor + ?Sized>(db: &mut E, found: &[Literal]) -> 
     out
 }
 
-/// The `literal` fix: each literal that matches exactly one stored value replaced by it.
-pub fn literal_fix<E: Executor + ?Sized>(db: &mut E, sql: &str, catalog: &Catalog) -> Option<fix::Fix> {
-    let query = check_query(sql).ok()?.query;
-    let stored = read_stored_variants(db, &literals::comparisons(&query, catalog));
-    let (fixed, what) = literals::replace(&query, catalog, &stored)?;
-    Some(fix::Fix { name: "literal", sql: fixed.to_string(), what })
-}
 
 /// One SQL after verification: the attempt (problems as directives), what the audit log keeps,
 /// and whether it ran and returned no row.
@@ -106,6 +107,9 @@ pub struct Verified {
     pub attempt: Attempt,
     pub data: Value,
     pub empty: bool,
+    /// The `literal` fix, from the stored values this verification read: each literal that
+    /// matches exactly one stored value replaced by it (only when `check:literal` fired).
+    pub literal_fix: Option<fix::Fix>,
 }
 
 impl Verified {
@@ -136,11 +140,17 @@ fn summary(a: &Attempt) -> String {
 /// then a bounded run.
 pub fn verify<D: Database + ?Sized>(db: &mut D, sql: &str, constraints: &[Constraint], catalog: &Catalog, question: &str) -> Verified {
     let (mut problems, mut violated, mut verdicts, mut notes, mut stored_read) = (Vec::new(), Vec::new(), Vec::new(), Vec::new(), Vec::new());
+    let mut literal_fix = None;
     // the checker chain, fail-fast: the first checker that fires speaks (every finding counts as
     // violated, so a repair that fixes the first is not judged a regression for revealing the next)
     if let Ok(checked) = check_query(sql) {
-        let (findings, read) = run_checkers(db, &checked.query, catalog, question);
+        let (observed, read) = observe(db, &checked.query, catalog, question);
+        let findings = checks::check(&checked.query, catalog, question, &observed);
         stored_read = read;
+        if findings.iter().any(|f| f.checker == "literal") {
+            literal_fix = literals::replace(&checked.query, catalog, &observed.stored_variants)
+                .map(|(fixed, what)| fix::Fix { name: "literal", sql: fixed.to_string(), what });
+        }
         let repairs: Vec<&Finding> = findings.iter().filter(|f| f.severity == Severity::Repair).collect();
         violated.extend(repairs.iter().map(|f| format!("check:{}", f.checker)));
         if let Some(first) = repairs.first() {
@@ -202,7 +212,7 @@ pub fn verify<D: Database + ?Sized>(db: &mut D, sql: &str, constraints: &[Constr
         },
     }
     let data = json!({"verdicts": verdicts, "problems": problems, "notes": notes, "result": result, "values_read": stored_read});
-    Verified { attempt: Attempt { sql: sql.to_string(), violated, problems, fails }, data, empty }
+    Verified { attempt: Attempt { sql: sql.to_string(), violated, problems, fails }, data, empty, literal_fix }
 }
 
 impl<D: Database + ?Sized, M: Model + ?Sized> Ask<'_, '_, D, M> {
@@ -214,13 +224,13 @@ impl<D: Database + ?Sized, M: Model + ?Sized> Ask<'_, '_, D, M> {
     /// the problems as directives (and schema hints), keeping whichever query is better; then, if
     /// the result is empty, one round of refinement.
     pub(super) fn verify_and_repair(&mut self, sql: String) -> Result<Attempt> {
-        let first = self.verify(&sql);
+        let mut first = self.verify(&sql);
         let mut detail = first.summary();
         if first.empty {
             detail.push_str(" (note: the result is empty)");
         }
-        self.trace.step(Stage::Verify, first.status(), detail, Some(sql), first.data)?;
-        let (mut current, mut current_empty) = self.fixes(first.attempt, first.empty)?;
+        self.trace.step(Stage::Verify, first.status(), detail, Some(sql), std::mem::take(&mut first.data))?;
+        let (mut current, mut current_empty) = self.fixes(first)?;
         let mut repairs = 0;
         let mut earlier: Vec<String> = Vec::new();
         while !current.is_clean() && self.opts.repair && repairs < self.opts.max_repairs {
@@ -242,7 +252,7 @@ impl<D: Database + ?Sized, M: Model + ?Sized> Ask<'_, '_, D, M> {
                     break;
                 }
             };
-            let next = self.verify(&next_sql);
+            let mut next = self.verify(&next_sql);
             let verdict = judge(&current, &next.attempt);
             let status = match verdict {
                 Judgement::Clean => Status::Ok,
@@ -250,7 +260,7 @@ impl<D: Database + ?Sized, M: Model + ?Sized> Ask<'_, '_, D, M> {
                 Judgement::Regressed => Status::Regressed,
                 Judgement::Continue => Status::Continue,
             };
-            self.trace.step(Stage::Repair, status, format!("repair {repairs}: {}", next.summary()), Some(next_sql), next.data)?;
+            self.trace.step(Stage::Repair, status, format!("repair {repairs}: {}", next.summary()), Some(next_sql), std::mem::take(&mut next.data))?;
             earlier.push(current.sql.chars().take(300).collect());
             let keep = match verdict {
                 Judgement::Clean | Judgement::Continue => true,
@@ -258,7 +268,7 @@ impl<D: Database + ?Sized, M: Model + ?Sized> Ask<'_, '_, D, M> {
                 Judgement::Regressed => next.attempt.better_than(&current),
             };
             if keep {
-                (current, current_empty) = self.fixes(next.attempt, next.empty)?;
+                (current, current_empty) = self.fixes(next)?;
             }
             if verdict != Judgement::Continue {
                 break;
@@ -275,7 +285,8 @@ impl<D: Database + ?Sized, M: Model + ?Sized> Ask<'_, '_, D, M> {
     /// Mechanical repairs (`ask::fix`): each proposed fix is verified, and the first that runs
     /// with fewer problems replaces the query; then the fixes of the new query, at most
     /// [`FIX_ROUNDS`] rounds. Every fix tried is a `fix` step.
-    fn fixes(&mut self, mut current: Attempt, mut empty: bool) -> Result<(Attempt, bool)> {
+    fn fixes(&mut self, verified: Verified) -> Result<(Attempt, bool)> {
+        let Verified { attempt: mut current, mut empty, literal_fix: mut literal, .. } = verified;
         if !self.opts.fix {
             return Ok((current, empty));
         }
@@ -285,9 +296,7 @@ impl<D: Database + ?Sized, M: Model + ?Sized> Ask<'_, '_, D, M> {
             }
             let mut improved = false;
             let mut proposed = fix::propose(&current, &self.catalog, self.question.text, &self.constraints);
-            if current.violated.iter().any(|v| v == "check:literal") {
-                proposed.extend(literal_fix(self.db, &current.sql, &self.catalog));
-            }
+            proposed.extend(literal.take());
             for f in proposed {
                 let fixed = self.verify(&f.sql);
                 let kept = fix::accept(&current, &fixed.attempt);
@@ -300,7 +309,7 @@ impl<D: Database + ?Sized, M: Model + ?Sized> Ask<'_, '_, D, M> {
                 data["fix"] = f.name.into();
                 self.trace.step(Stage::Fix, if kept { Status::Ok } else { Status::Kept }, detail, Some(f.sql), data)?;
                 if kept {
-                    (current, empty, improved) = (fixed.attempt, fixed.empty, true);
+                    (current, empty, literal, improved) = (fixed.attempt, fixed.empty, fixed.literal_fix, true);
                     break;
                 }
             }

@@ -62,10 +62,8 @@ pub fn without_ranking_phrases(question: &str) -> String {
             i += 1;
             continue;
         };
-        keep[i] = false;
-        for k in i + 1..j.min(words.len()) {
-            keep[k] = false;
-        }
+        // the ranking word, and the words up to the phrase's object ("ordered [ascending] by")
+        keep[i..j.min(words.len())].fill(false);
         for skip in ["than", "the", "a"] {
             if words.get(j).is_some_and(|x| x == skip) {
                 keep[j] = false;

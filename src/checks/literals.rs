@@ -10,7 +10,7 @@ use std::ops::ControlFlow;
 
 use sqlparser::ast::{BinaryOperator, Expr, Query, SetExpr, Value, Visit, Visitor};
 
-use super::{aliases, column_of, finding, Finding, Severity};
+use super::{aliases, column_of, finding, terms, Finding, Severity};
 use crate::catalog::{Catalog, RelName};
 
 /// One comparison of a text column with a string literal: `col = 'x'`, `col IN ('x', …)`.
@@ -58,7 +58,7 @@ pub fn comparisons(query: &Query, catalog: &Catalog) -> Vec<Literal> {
                     }
                 }
             };
-            for c in terms(w) {
+            for c in terms(w, &[BinaryOperator::And, BinaryOperator::Or]) {
                 match c {
                     Expr::BinaryOp { left, op: BinaryOperator::Eq, right } => {
                         if let Some(s) = string_of(right) {
@@ -85,19 +85,6 @@ pub fn comparisons(query: &Query, catalog: &Catalog) -> Vec<Literal> {
     v.out
 }
 
-/// The terms of a condition under AND and OR.
-fn terms(e: &Expr) -> Vec<&Expr> {
-    match e {
-        Expr::BinaryOp { left, op: BinaryOperator::Or | BinaryOperator::And, right } => {
-            let mut v = terms(left);
-            v.extend(terms(right));
-            v
-        }
-        Expr::Nested(inner) => terms(inner),
-        other => vec![other],
-    }
-}
-
 /// The SQL that reads, as the caller, the stored values equal to `l.value` ignoring case (at
 /// most 5).
 pub fn stored_variants_sql(l: &Literal) -> String {
@@ -112,7 +99,7 @@ pub fn check(found: &[Literal], stored: &BTreeMap<Literal, Vec<String>>) -> Vec<
         .iter()
         .filter_map(|l| {
             let variants = stored.get(l)?;
-            if variants.is_empty() || variants.iter().any(|v| *v == l.value) {
+            if variants.is_empty() || variants.contains(&l.value) {
                 return None;
             }
             let shown: Vec<String> = variants.iter().map(|v| format!("'{}'", v.replace('\'', "''"))).collect();

@@ -208,16 +208,21 @@ fn column_of(e: &Expr, aliases: &BTreeMap<String, RelName>, catalog: &Catalog) -
     }
 }
 
-fn conjuncts(e: &Expr) -> Vec<&Expr> {
+/// The terms of a condition joined by any of `ops` (through parentheses).
+fn terms<'e>(e: &'e Expr, ops: &[BinaryOperator]) -> Vec<&'e Expr> {
     match e {
-        Expr::BinaryOp { left, op: BinaryOperator::And, right } => {
-            let mut v = conjuncts(left);
-            v.extend(conjuncts(right));
+        Expr::BinaryOp { left, op, right } if ops.contains(op) => {
+            let mut v = terms(left, ops);
+            v.extend(terms(right, ops));
             v
         }
-        Expr::Nested(inner) => conjuncts(inner),
+        Expr::Nested(inner) => terms(inner, ops),
         other => vec![other],
     }
+}
+
+fn conjuncts(e: &Expr) -> Vec<&Expr> {
+    terms(e, &[BinaryOperator::And])
 }
 
 /// `OR` or `IN` in a join condition (outside subqueries), by name.
@@ -234,18 +239,7 @@ fn or_or_in(e: &Expr) -> Option<&'static str> {
 /// The terms of `a = b OR c = d …` when every term equates columns of two different relations
 /// in scope; `None` for any other condition (or one without OR).
 fn alternative_keys<'e>(on: &'e Expr, aliases: &BTreeMap<String, RelName>, catalog: &Catalog) -> Option<Vec<&'e Expr>> {
-    fn terms(e: &Expr) -> Vec<&Expr> {
-        match e {
-            Expr::BinaryOp { left, op: BinaryOperator::Or, right } => {
-                let mut v = terms(left);
-                v.extend(terms(right));
-                v
-            }
-            Expr::Nested(inner) => terms(inner),
-            other => vec![other],
-        }
-    }
-    let t = terms(on);
+    let t = terms(on, &[BinaryOperator::Or]);
     let equates_columns = |e: &Expr| match e {
         Expr::BinaryOp { left, op: BinaryOperator::Eq, right } => {
             matches!((column_of(left, aliases, catalog), column_of(right, aliases, catalog)), (Some((ra, _)), Some((rb, _))) if ra != rb)

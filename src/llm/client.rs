@@ -361,16 +361,8 @@ mod tests {
     fn a_cancel_during_a_retry_after_wait_ends_the_call() {
         // the server asks for 20 s; the interrupt check fires during that wait, before any retry
         let (base, hits) = scripted_raw(vec![response(503, "Retry-After: 20\r\n", 2, b"{}"), response(200, "", OK.len(), OK.as_bytes())]);
-        let checks = AtomicUsize::new(0);
-        let patient = CallPolicy { timeout: Duration::from_secs(60), ..fast() };
-        let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-            chat(&endpoint(base), &patient, &ChatRequest { messages: vec![Message::user("hi")], ..Default::default() }, &|| {
-                if checks.fetch_add(1, Ordering::SeqCst) == 10 {
-                    panic!("canceling statement due to user request");
-                }
-            })
-        }));
-        assert!(outcome.is_err(), "the cancel's unwind must end the call");
+        let (unwound, _) = cancelled_on_check(base, 10);
+        assert!(unwound, "the cancel's unwind must end the call");
         assert_eq!(hits.load(Ordering::SeqCst), 1, "no retry after the cancel");
     }
 
@@ -419,6 +411,21 @@ mod tests {
         assert_eq!(hits.load(Ordering::SeqCst), 3, "a failed connection is retried");
         assert!(e.to_string().contains(&base), "{e}");
         assert_eq!(e.sqlstate(), "08001");
+    }
+
+    /// A call to `base` with a 60 s limit whose interrupt check unwinds (as a query cancel does)
+    /// on its `n`-th run (from 0): whether the call unwound, and how often the check ran.
+    fn cancelled_on_check(base: String, n: usize) -> (bool, usize) {
+        let checks = AtomicUsize::new(0);
+        let patient = CallPolicy { timeout: Duration::from_secs(60), ..fast() };
+        let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            chat(&endpoint(base), &patient, &ChatRequest { messages: vec![Message::user("hi")], ..Default::default() }, &|| {
+                if checks.fetch_add(1, Ordering::SeqCst) == n {
+                    panic!("canceling statement due to user request");
+                }
+            })
+        }));
+        (outcome.is_err(), checks.load(Ordering::SeqCst))
     }
 
     fn endpoint(base: String) -> Endpoint {
@@ -493,18 +500,10 @@ mod tests {
     #[test]
     fn interrupt_check_runs_while_waiting_and_can_abort() {
         let (base, _) = scripted(vec![(200, OK, 3000)]);
-        let checks = AtomicUsize::new(0);
-        let patient = CallPolicy { timeout: Duration::from_secs(60), ..fast() };
-        let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-            chat(&endpoint(base), &patient, &ChatRequest { messages: vec![Message::user("hi")], ..Default::default() }, &|| {
-                if checks.fetch_add(1, Ordering::SeqCst) == 4 {
-                    panic!("canceled");
-                }
-            })
-        }));
+        let (unwound, checks) = cancelled_on_check(base, 4);
         // the server would answer after 3 s: an unwind instead of the answer ends the call early
-        assert!(outcome.is_err(), "the interrupt's unwind must end the call");
-        assert_eq!(checks.load(Ordering::SeqCst), 5);
+        assert!(unwound, "the interrupt's unwind must end the call");
+        assert_eq!(checks, 5);
     }
 
     #[test]

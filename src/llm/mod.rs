@@ -12,8 +12,10 @@ pub mod client;
 #[cfg(feature = "http")]
 pub mod fanout;
 pub mod json;
-#[cfg(all(test, feature = "http"))]
-pub(crate) mod testing;
+/// Reading a request off a socket, for scripted model servers in tests (this crate's, and the
+/// extension's integration tests through the feature `testing`).
+#[cfg(any(test, feature = "testing"))]
+pub mod testing;
 pub mod wire;
 
 #[cfg(feature = "http")]

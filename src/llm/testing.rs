@@ -1,5 +1,6 @@
 //! Test support: reading one HTTP request off a socket, for the scripted servers of the transport
-//! tests (they test parsing, retries, timeouts, concurrency and outages, never a model).
+//! tests here and of the extension's fault tests (they test parsing, retries, timeouts,
+//! concurrency and outages, never a model).
 
 use std::io::{BufRead, BufReader, Read};
 use std::net::TcpStream;

@@ -7,7 +7,7 @@
 use serde_json::Value;
 
 use super::adjudicate::Verdict;
-use super::answer::Answer;
+use super::answer::{row_json, Answer};
 use super::choose::Played;
 use super::cluster::Cluster;
 
@@ -48,19 +48,6 @@ fn rows_words(rows: &Value) -> String {
         }
         None => "nothing".into(),
     }
-}
-
-fn answer_rows_words(rows: &[&Vec<Option<String>>]) -> String {
-    if rows.is_empty() {
-        return "no row".into();
-    }
-    let shown: Vec<String> = rows
-        .iter()
-        .take(SHOWN_ROWS)
-        .map(|r| format!("({})", r.iter().map(|c| c.as_deref().map_or("NULL".to_string(), |s| format!("'{s}'"))).collect::<Vec<_>>().join(", ")))
-        .collect();
-    let more = if rows.len() > SHOWN_ROWS { format!(" and {} more", rows.len() - SHOWN_ROWS) } else { String::new() };
-    format!("{}{more}", shown.join(", "))
 }
 
 /// The instance of a duel in words: each table's rows.
@@ -117,17 +104,17 @@ pub fn ambiguity(clusters: &[Cluster], answers: &[Option<Answer>], played: &[Pla
         }
         None => match (answers.get(a).and_then(Option::as_ref), answers.get(b).and_then(Option::as_ref)) {
             (Some(x), Some(y)) => {
-                let only_x: Vec<&Vec<Option<String>>> = x.rows.iter().filter(|r| !y.rows.contains(r)).collect();
-                let only_y: Vec<&Vec<Option<String>>> = y.rows.iter().filter(|r| !x.rows.contains(r)).collect();
+                let only = |a: &Answer, b: &Answer| -> Vec<Value> { a.rows.iter().filter(|r| !b.rows.contains(r)).map(|r| row_json(r)).collect() };
+                let (only_x, only_y) = (only(x, y), only(y, x));
                 if only_x.is_empty() && only_y.is_empty() {
                     format!("both return the same rows ({}), in another order or number", x.rows.len())
                 } else {
                     format!(
                         "on the data, only candidate {} returns {}; only candidate {} returns {}",
                         a + 1,
-                        answer_rows_words(&only_x),
+                        rows_words(&Value::Array(only_x)),
                         b + 1,
-                        answer_rows_words(&only_y)
+                        rows_words(&Value::Array(only_y))
                     )
                 }
             }

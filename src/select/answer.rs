@@ -135,14 +135,14 @@ fn canonical_column_order(rows: &mut [Vec<Option<String>>]) {
     }
 }
 
+/// One canonical row as JSON (NULL as null).
+pub fn row_json(r: &[Option<String>]) -> Value {
+    Value::Array(r.iter().map(|c| c.clone().map_or(Value::Null, Value::String)).collect())
+}
+
 /// Text of an answer for a person: at most `max_rows` rows.
 pub fn preview(a: &Answer, max_rows: usize) -> Value {
-    let rows: Vec<Value> = a
-        .rows
-        .iter()
-        .take(max_rows)
-        .map(|r| Value::Array(r.iter().map(|c| c.clone().map_or(Value::Null, Value::String)).collect()))
-        .collect();
+    let rows: Vec<Value> = a.rows.iter().take(max_rows).map(|r| row_json(r)).collect();
     serde_json::json!({"rows": rows, "row_count": a.rows.len(), "ordered": a.ordered})
 }
 

@@ -371,14 +371,12 @@ pub fn choose<D: Database + ?Sized, M: Model + ?Sized>(
                 .collect(),
             _ => vec![],
         };
-        let reason = match ci {
-            None => r.error.clone().unwrap_or_default(),
-            Some(ci) if chosen == Some(i) => chosen_reason(ci),
-            Some(ci) if !is_rep => format!("same result as candidate {} (cluster {})", clusters[ci].representative() + 1, ci + 1),
-            Some(_) if ambiguous.as_ref().is_some_and(|a| a.alternative == i) => {
-                format!("the other reading, not chosen: {}", ambiguous.as_ref().map_or("", |a| a.explanation.as_str()))
-            }
-            Some(ci) => {
+        let reason = match (ci, ambiguous.as_ref().filter(|a| a.alternative == i)) {
+            (None, _) => r.error.clone().unwrap_or_default(),
+            (Some(ci), _) if chosen == Some(i) => chosen_reason(ci),
+            (Some(ci), _) if !is_rep => format!("same result as candidate {} (cluster {})", clusters[ci].representative() + 1, ci + 1),
+            (Some(_), Some(other)) => format!("the other reading, not chosen: {}", other.explanation),
+            (Some(ci), None) => {
                 let lost = played.iter().find(|p| (p.duel.a == ci && p.duel.verdict == Verdict::B) || (p.duel.b == ci && p.duel.verdict == Verdict::A));
                 match lost {
                     Some(p) => {
