@@ -581,13 +581,34 @@ fn a_count_the_data_shows_inflated_by_a_join_is_fixed_to_count_distinct_keys() {
 fn a_literal_the_column_stores_in_another_case_is_replaced_by_the_stored_value() {
     let wrong = "SELECT name FROM customers WHERE city = 'paris'";
     // the column stores 'Paris'; the fixed query's comparison matches it exactly
-    let db = || ScriptedDb::bookshop().answer("lower(city::TEXT)", rows(&["city"], json!([["Paris"]])));
+    let db = || ScriptedDb::bookshop().answer("lower(btrim(city::TEXT))", rows(&["city"], json!([["Paris"]])));
     let mut model = ScriptedModel::new(vec![sql_reply(wrong)]);
     let e = run(&mut db(), &mut model, "Which customers live in paris?", json!({"probe": false})).unwrap();
     assert_eq!(stages(&e)[5..], [("verify", "violations"), ("fix", "ok"), ("chosen", "ok")]);
     assert!(e.steps[5].data["problems"][0].as_str().unwrap().contains("holds no 'paris', but holds 'Paris'"), "{}", e.steps[5].data);
     assert_eq!(e.chosen_sql, "SELECT name FROM customers WHERE city = 'Paris'");
     assert_eq!(model.requests.len(), 1, "no repair was asked of the model");
+}
+
+#[test]
+fn a_literal_the_column_holds_in_no_form_is_replaced_by_the_stored_value_like_it() {
+    let wrong = "SELECT name FROM customers WHERE city = 'Pariss'";
+    // no stored value in any case; pg_trgm finds one like it
+    let db = || {
+        ScriptedDb::bookshop()
+            .answer("lower(btrim(city::TEXT))", rows(&["city"], json!([])))
+            .answer("pg_extension", rows(&["nspname"], json!([["public"]])))
+            .answer("public.similarity(v, 'Pariss')", rows(&["v"], json!([["Paris"]])))
+    };
+    let mut model = ScriptedModel::new(vec![sql_reply(wrong)]);
+    let mut database = db();
+    let e = run(&mut database, &mut model, "Which customers live in Pariss?", json!({"probe": false})).unwrap();
+    assert_eq!(stages(&e)[5..], [("verify", "violations"), ("fix", "ok"), ("chosen", "ok")]);
+    assert!(e.steps[5].data["problems"][0].as_str().unwrap().contains("holds no 'Pariss' in any case: it holds 'Paris' (like it)"), "{}", e.steps[5].data);
+    assert_eq!(e.chosen_sql, "SELECT name FROM customers WHERE city = 'Paris'");
+    assert_eq!(model.requests.len(), 1, "no repair was asked of the model");
+    // the search for other columns holding it read the caller's tables only through the executor
+    assert!(database.ran.iter().any(|s| s.contains("bool_or(lower(btrim(name::TEXT))")), "{:?}", database.ran);
 }
 
 #[test]

@@ -14,7 +14,7 @@ use super::repair::{accept_refinement, judge, schema_hints, Attempt, Judgement, 
 use crate::catalog::{quote_ident, Catalog};
 use std::collections::BTreeMap;
 
-use crate::checks::literals::{self, Literal};
+use crate::checks::literals::{self, Literal, Stored};
 use crate::checks::{self, Finding, Observed, Severity};
 use crate::constraints::facts::{facts_of, SqlDialect};
 use crate::constraints::{self, Constraint};
@@ -69,9 +69,9 @@ fn observe<E: Executor + ?Sized>(db: &mut E, query: &Query, catalog: &Catalog, q
             }
         }
     }
-    observed.stored_variants = read_stored_variants(db, &needs.literals);
-    if !observed.stored_variants.is_empty() {
-        read.push(format!("{} compared text value(s) against the stored ones (literal)", observed.stored_variants.len()));
+    observed.stored = read_stored(db, query, catalog, &needs.literals);
+    if !observed.stored.is_empty() {
+        read.push(format!("{} compared string literal(s) against the stored values (literal)", observed.stored.len()));
     }
     if let Some(distinct) = needs.fan_out {
         // the count as the query counts, and counting each thing once
@@ -87,18 +87,48 @@ fn observe<E: Executor + ?Sized>(db: &mut E, query: &Query, catalog: &Catalog, q
     (observed, read)
 }
 
-/// The stored values each compared text literal matches ignoring case, read as the caller; a
-/// literal whose read fails is left out (not judged).
-fn read_stored_variants<E: Executor + ?Sized>(db: &mut E, found: &[Literal]) -> BTreeMap<Literal, Vec<String>> {
+/// What the data says of each compared string literal, read as the caller: the stored values it
+/// matches ignoring case and spaces and, when none, the stored values like it (pg_trgm's
+/// similarity, when the extension is there) and the other columns that hold it. A literal whose
+/// first read fails is left out (not judged).
+fn read_stored<E: Executor + ?Sized>(db: &mut E, query: &Query, catalog: &Catalog, found: &[Literal]) -> BTreeMap<Literal, Stored> {
+    let texts = |o: Outcome| -> Vec<String> {
+        match o {
+            Outcome::Rows(r) => r.rows.iter().filter_map(|row| row.first()?.as_str().map(str::to_string)).collect(),
+            _ => vec![],
+        }
+    };
+    let mut trgm: Option<Option<String>> = None;
     let mut out = BTreeMap::new();
     for l in found.iter().take(MAX_LITERALS) {
-        if let Ok(Outcome::Rows(r)) = db.run(&literals::stored_variants_sql(l), 5) {
-            out.insert(l.clone(), r.rows.iter().filter_map(|row| row.first()?.as_str().map(str::to_string)).collect());
+        let Ok(o @ Outcome::Rows(_)) = db.run(&literals::stored_variants_sql(l), 5) else { continue };
+        let mut stored = Stored { variants: texts(o), ..Default::default() };
+        if stored.variants.is_empty() {
+            let schema = trgm.get_or_insert_with(|| match db.run(TRGM_SCHEMA, 1) {
+                Ok(o) => texts(o).into_iter().next(),
+                Err(_) => None,
+            });
+            if let Some(sql) = schema.as_deref().and_then(|s| literals::near_sql(l, s)) {
+                stored.near = db.run(&sql, 3).map(texts).unwrap_or_default();
+            }
+            for (rel, columns, sql) in literals::elsewhere_sql(l, query, catalog) {
+                if let Ok(Outcome::Rows(r)) = db.run(&sql, 1) {
+                    let Some(row) = r.rows.first() else { continue };
+                    for (c, held) in columns.iter().zip(row) {
+                        if held.as_bool() == Some(true) {
+                            stored.elsewhere.push((rel.clone(), c.clone()));
+                        }
+                    }
+                }
+            }
         }
+        out.insert(l.clone(), stored);
     }
     out
 }
 
+/// The schema pg_trgm's functions live in.
+const TRGM_SCHEMA: &str = "SELECT n.nspname::text FROM pg_catalog.pg_extension AS e JOIN pg_catalog.pg_namespace AS n ON n.oid = e.extnamespace WHERE e.extname = 'pg_trgm'";
 
 /// One SQL after verification: the attempt (problems as directives), what the audit log keeps,
 /// and whether it ran and returned no row.
@@ -148,7 +178,7 @@ pub fn verify<D: Database + ?Sized>(db: &mut D, sql: &str, constraints: &[Constr
         let findings = checks::check(&checked.query, catalog, question, &observed);
         stored_read = read;
         if findings.iter().any(|f| f.checker == "literal") {
-            literal_fix = literals::replace(&checked.query, catalog, &observed.stored_variants)
+            literal_fix = literals::replace(&checked.query, catalog, &observed.stored)
                 .map(|(fixed, what)| fix::Fix { name: "literal", sql: fixed.to_string(), what });
         }
         let repairs: Vec<&Finding> = findings.iter().filter(|f| f.severity == Severity::Repair).collect();

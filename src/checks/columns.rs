@@ -297,6 +297,11 @@ mod tests {
         assert_eq!(columns("SELECT author_id, count(*) FROM books GROUP BY author_id HAVING count(*) < 3", "Authors with fewer than 3 books"), ["columns"]);
         assert!(columns("SELECT name, born FROM authors ORDER BY born LIMIT 1", "What is the name and year born of the oldest author?").is_empty());
         assert!(columns("SELECT a.name, count(*) FROM authors a JOIN books b ON b.author_id = a.author_id GROUP BY a.name ORDER BY count(*) DESC LIMIT 1", "Which author wrote the most books, and how many?").is_empty());
+        // a count of identifiers is no "id" the question asks for
+        assert_eq!(
+            columns("SELECT a.author_id, a.name, count(b.book_id) AS n FROM authors a JOIN books b ON b.author_id = a.author_id GROUP BY a.author_id ORDER BY n DESC LIMIT 1", "Which author wrote the most books? Show the name and the id."),
+            ["columns"]
+        );
         // an identifier beside the name
         assert_eq!(columns("SELECT author_id, name FROM authors", "List the authors' names"), ["columns"]);
         assert!(columns("SELECT author_id, name FROM authors", "List the ids and names of authors").is_empty());

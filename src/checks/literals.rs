@@ -1,29 +1,105 @@
-//! `literal`: a text literal the column does not hold, though it holds the same text in another
-//! case (`country = 'france'` where the column stores `'France'`): the comparison matches nothing
-//! the question means. Surrounding spaces are not judged: a column padded with spaces is compared
-//! unpadded as often by the people who know it (Spider's flight_2 gold does so 36 times). The stored values are read as
-//! the caller ([`super::Needs::literals`]); the fix replaces the literal by the one stored value
-//! it matches.
+//! `literal`: a string literal compared with a column that does not hold it.
+//!
+//! Each comparison of a column with a string literal (`=`, `IN`, `<>`, `NOT IN`, `LIKE`,
+//! `ILIKE`, through a cast to text too) is read against the data, as the caller
+//! ([`super::Needs::literals`]), and judged:
+//! - the column holds the text only in another case (`country = 'france'`, stored `'France'`):
+//!   the comparison matches nothing the question means;
+//! - the column holds it in no form at all, and the data says what was meant: a stored value
+//!   like it (`'Bachelors'` where `'Bachelor'` is stored, trigram similarity at least
+//!   [`NEAR`]), another column of the query's tables or of a table one foreign key away that
+//!   holds it (`template_type_description = 'PPT'` where the code column holds `'PPT'`), or a
+//!   number column compared with a text that is no number. An absent value with none of this is
+//!   not judged: the question may ask about something the data does not have;
+//! - `<>` / `NOT IN` with a text the column holds in no form excludes nothing;
+//! - a pattern no stored value matches in any case matches nothing.
+//!
+//! Surrounding spaces are not judged: a column padded with spaces is compared unpadded as often
+//! by the people who know it (Spider's flight_2 gold does so 36 times). The fix replaces the
+//! literal by the one stored value it matches in another case, or by the one stored value like it.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::ops::ControlFlow;
 
-use sqlparser::ast::{BinaryOperator, Expr, Query, SetExpr, Value, Visit, Visitor};
+use sqlparser::ast::{BinaryOperator, DataType, Expr, ObjectName, Query, SetExpr, Value, Visit, Visitor};
 
 use super::{aliases, column_of, finding, terms, Finding, Severity};
-use crate::catalog::{Catalog, RelName};
+use crate::catalog::{quote_ident, Catalog, RelName};
 
-/// One comparison of a text column with a string literal: `col = 'x'`, `col IN ('x', …)`.
+/// Trigram similarity (pg_trgm's `similarity`) from which a stored value counts as like the
+/// literal.
+pub const NEAR: f64 = 0.5;
+
+/// Distinct values of a column the search for like values looks at, at most.
+const NEAR_SCAN: usize = 10_000;
+
+/// Rows of each table the search for other columns holding the value looks at, at most.
+const ELSEWHERE_SCAN: usize = 100_000;
+
+/// Tables searched for other columns holding an absent value, at most.
+const ELSEWHERE_TABLES: usize = 6;
+
+/// How a literal is compared.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Op {
+    /// `=`, `IN (…)`
+    Equals,
+    /// `<>`, `!=`, `NOT IN (…)`
+    Differs,
+    /// `LIKE`, `ILIKE` (negated or not): the literal is a pattern
+    Matches,
+}
+
+/// One comparison of a column with a string literal.
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
 pub struct Literal {
     pub rel: RelName,
     pub column: String,
     pub value: String,
+    pub op: Op,
+    /// The column is not of a text type (compared through a cast to text).
+    pub cast: bool,
 }
 
-fn is_text(type_name: &str) -> bool {
+impl Literal {
+    /// The text a like value is searched for: the literal, or a pattern without its wildcards.
+    pub fn core(&self) -> String {
+        match self.op {
+            Op::Matches => self.value.replace(['%', '_'], " ").split_whitespace().collect::<Vec<_>>().join(" "),
+            _ => self.value.trim().to_string(),
+        }
+    }
+
+    /// SQL for "this column matches the literal, ignoring case (and surrounding spaces)".
+    fn matches_sql(&self, column: &str) -> String {
+        let c = quote_ident(column);
+        match self.op {
+            Op::Matches => format!("{c}::text ILIKE {}", quote(&self.value)),
+            _ => format!("lower(btrim({c}::text)) = lower(btrim({}))", quote(&self.value)),
+        }
+    }
+}
+
+/// What was read of the data for one comparison (as the caller).
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Stored {
+    /// Stored values equal to the literal ignoring case and surrounding spaces, or, for a
+    /// pattern, matching it ignoring case (at most 5).
+    pub variants: Vec<String>,
+    /// When there are none: stored values of the column like the literal, most like first.
+    pub near: Vec<String>,
+    /// When there are none: other columns (of the query's tables, or one foreign key away) that
+    /// hold it.
+    pub elsewhere: Vec<(RelName, String)>,
+}
+
+fn quote(s: &str) -> String {
+    format!("'{}'", s.replace('\'', "''"))
+}
+
+pub fn is_text(type_name: &str) -> bool {
     let t = type_name.to_lowercase();
-    t == "text" || t.starts_with("character") || t.starts_with("varchar") || t == "bpchar" || t.starts_with("char")
+    t == "text" || t.starts_with("character") || t.starts_with("varchar") || t == "bpchar" || t.starts_with("char") || t == "name" || t == "citext"
 }
 
 fn string_of(e: &Expr) -> Option<&str> {
@@ -37,8 +113,23 @@ fn string_of(e: &Expr) -> Option<&str> {
     }
 }
 
-/// Every equality of a text column with a string literal in the WHERE clauses of the query's
-/// blocks (subqueries included, each with its own FROM).
+/// A column, or a column cast to text: the column and whether it was cast.
+fn compared_column(e: &Expr) -> Option<(&Expr, bool)> {
+    match e {
+        Expr::Nested(inner) => compared_column(inner),
+        Expr::Cast { expr, data_type, .. } => {
+            let text = matches!(data_type, DataType::Text | DataType::Varchar(_) | DataType::CharacterVarying(_) | DataType::Char(_) | DataType::Character(_) | DataType::String(_))
+                || data_type.to_string().eq_ignore_ascii_case("text");
+            (text && matches!(expr.as_ref(), Expr::Identifier(_) | Expr::CompoundIdentifier(_))).then_some((expr.as_ref(), true))
+        }
+        Expr::Identifier(_) | Expr::CompoundIdentifier(_) => Some((e, false)),
+        _ => None,
+    }
+}
+
+/// Every comparison of a column with a string literal in the WHERE clauses of the query's blocks
+/// (subqueries and the arms of set operations included, each with its own FROM): text columns,
+/// and any column cast to text.
 pub fn comparisons(query: &Query, catalog: &Catalog) -> Vec<Literal> {
     struct Blocks<'c> {
         catalog: &'c Catalog,
@@ -47,32 +138,47 @@ pub fn comparisons(query: &Query, catalog: &Catalog) -> Vec<Literal> {
     impl Visitor for Blocks<'_> {
         type Break = ();
         fn pre_visit_query(&mut self, q: &Query) -> ControlFlow<()> {
-            let SetExpr::Select(select) = q.body.as_ref() else { return ControlFlow::Continue(()) };
-            let aliases = aliases(select, self.catalog);
-            let Some(w) = &select.selection else { return ControlFlow::Continue(()) };
-            let mut add = |col: &Expr, lit: &str| {
-                if let Some((rel, column)) = column_of(col, &aliases, self.catalog) {
-                    let text = self.catalog.table(&rel).and_then(|t| t.column(&column)).is_some_and(|c| is_text(&c.type_name));
-                    if text {
-                        self.out.push(Literal { rel, column, value: lit.to_string() });
+            let mut selects = Vec::new();
+            collect_selects(&q.body, &mut selects);
+            for select in selects {
+                let aliases = aliases(select, self.catalog);
+                let Some(w) = &select.selection else { continue };
+                let mut add = |col: &Expr, lit: &str, op: Op| {
+                    let Some((col, cast)) = compared_column(col) else { return };
+                    let Some((rel, column)) = column_of(col, &aliases, self.catalog) else { return };
+                    let Some(c) = self.catalog.table(&rel).and_then(|t| t.column(&column)) else { return };
+                    let text = is_text(&c.type_name);
+                    if text || cast {
+                        self.out.push(Literal { rel, column, value: lit.to_string(), op, cast: !text });
                     }
-                }
-            };
-            for c in terms(w, &[BinaryOperator::And, BinaryOperator::Or]) {
-                match c {
-                    Expr::BinaryOp { left, op: BinaryOperator::Eq, right } => {
-                        if let Some(s) = string_of(right) {
-                            add(left, s);
-                        } else if let Some(s) = string_of(left) {
-                            add(right, s);
+                };
+                for c in terms(w, &[BinaryOperator::And, BinaryOperator::Or]) {
+                    let c = match c {
+                        Expr::UnaryOp { op: sqlparser::ast::UnaryOperator::Not, expr } => expr.as_ref(),
+                        other => other,
+                    };
+                    match c {
+                        Expr::BinaryOp { left, op: op @ (BinaryOperator::Eq | BinaryOperator::NotEq), right } => {
+                            let op = if *op == BinaryOperator::Eq { Op::Equals } else { Op::Differs };
+                            if let Some(s) = string_of(right) {
+                                add(left, s, op);
+                            } else if let Some(s) = string_of(left) {
+                                add(right, s, op);
+                            }
                         }
-                    }
-                    Expr::InList { expr, list, negated: false } => {
-                        for s in list.iter().filter_map(string_of) {
-                            add(expr, s);
+                        Expr::InList { expr, list, negated } => {
+                            for s in list.iter().filter_map(string_of) {
+                                add(expr, s, if *negated { Op::Differs } else { Op::Equals });
+                            }
                         }
+                        Expr::Like { expr, pattern, escape_char: None, any: false, .. }
+                        | Expr::ILike { expr, pattern, escape_char: None, any: false, .. } => {
+                            if let Some(s) = string_of(pattern) {
+                                add(expr, s, Op::Matches);
+                            }
+                        }
+                        _ => {}
                     }
-                    _ => {}
                 }
             }
             ControlFlow::Continue(())
@@ -85,47 +191,155 @@ pub fn comparisons(query: &Query, catalog: &Catalog) -> Vec<Literal> {
     v.out
 }
 
-/// The SQL that reads, as the caller, the stored values equal to `l.value` ignoring case (at
-/// most 5).
-pub fn stored_variants_sql(l: &Literal) -> String {
-    let c = crate::catalog::quote_ident(&l.column);
-    let v = l.value.replace('\'', "''");
-    format!("SELECT DISTINCT {c}::text FROM {} WHERE lower({c}::text) = lower('{v}') LIMIT 5", l.rel)
+/// The SELECT blocks of a query body (through set operations, not into subqueries).
+pub(super) fn collect_selects<'q>(body: &'q SetExpr, out: &mut Vec<&'q sqlparser::ast::Select>) {
+    match body {
+        SetExpr::Select(s) => out.push(s),
+        SetExpr::SetOperation { left, right, .. } => {
+            collect_selects(left, out);
+            collect_selects(right, out);
+        }
+        _ => {}
+    }
 }
 
-/// The `literal` findings, given the stored variants read of each comparison.
-pub fn check(found: &[Literal], stored: &BTreeMap<Literal, Vec<String>>) -> Vec<Finding> {
+/// The SQL that reads, as the caller, the stored values the literal matches ignoring case (and
+/// surrounding spaces), at most 5.
+pub fn stored_variants_sql(l: &Literal) -> String {
+    let c = quote_ident(&l.column);
+    format!("SELECT DISTINCT {c}::text FROM {} WHERE {} LIMIT 5", l.rel, l.matches_sql(&l.column))
+}
+
+/// The SQL that reads the stored values of the column most like the literal (trigram
+/// similarity at least [`NEAR`], pg_trgm's functions in schema `trgm`), at most 3. `None` for a
+/// number column (no stored number is like a word).
+pub fn near_sql(l: &Literal, trgm: &str) -> Option<String> {
+    if l.cast || l.core().is_empty() {
+        return None;
+    }
+    let c = quote_ident(&l.column);
+    let sim = format!("{}.similarity(v, {})", quote_ident(trgm), quote(&l.core()));
+    Some(format!(
+        "SELECT v FROM (SELECT DISTINCT {c}::text AS v FROM {} WHERE {c} IS NOT NULL LIMIT {NEAR_SCAN}) AS d WHERE {sim} >= {NEAR} ORDER BY {sim} DESC, v LIMIT 3",
+        l.rel
+    ))
+}
+
+/// Where else an absent literal is looked for: the text columns of the query's tables and of the
+/// tables one foreign key away from the compared one (the compared column left out), each table
+/// with the SQL that reads, in one row, whether each of its columns holds it.
+pub fn elsewhere_sql(l: &Literal, query: &Query, catalog: &Catalog) -> Vec<(RelName, Vec<String>, String)> {
+    struct Relations<'c>(&'c Catalog, Vec<RelName>);
+    impl Visitor for Relations<'_> {
+        type Break = ();
+        fn pre_visit_relation(&mut self, name: &ObjectName) -> ControlFlow<()> {
+            if let Some(t) = self.0.resolve_object(name) {
+                self.1.push(t.name.clone());
+            }
+            ControlFlow::Continue(())
+        }
+    }
+    let mut found = Relations(catalog, Vec::new());
+    let _ = query.visit(&mut found);
+    for fk in &catalog.foreign_keys {
+        if fk.from == l.rel {
+            found.1.push(fk.to.clone());
+        } else if fk.to == l.rel {
+            found.1.push(fk.from.clone());
+        }
+    }
+    let mut seen = BTreeSet::new();
+    let mut out = Vec::new();
+    for rel in found.1 {
+        if !seen.insert(rel.clone()) || out.len() >= ELSEWHERE_TABLES {
+            continue;
+        }
+        let Some(table) = catalog.table(&rel) else { continue };
+        let columns: Vec<String> = table
+            .columns
+            .iter()
+            .filter(|c| is_text(&c.type_name) && !(rel == l.rel && c.name == l.column))
+            .map(|c| c.name.clone())
+            .collect();
+        if columns.is_empty() {
+            continue;
+        }
+        let tests: Vec<String> = columns.iter().map(|c| format!("coalesce(bool_or({}), false)", l.matches_sql(c))).collect();
+        let listed: Vec<String> = columns.iter().map(|c| quote_ident(c)).collect();
+        let sql = format!("SELECT {} FROM (SELECT {} FROM {rel} LIMIT {ELSEWHERE_SCAN}) AS t", tests.join(", "), listed.join(", "));
+        out.push((rel, columns, sql));
+    }
+    out
+}
+
+fn is_number(s: &str) -> bool {
+    s.trim().parse::<f64>().is_ok()
+}
+
+fn listed(values: &[String]) -> String {
+    values.iter().map(|v| quote(v)).collect::<Vec<_>>().join(", ")
+}
+
+/// What the data says the literal should have been, in words (empty when it says nothing).
+fn evidence(l: &Literal, s: &Stored) -> Vec<String> {
+    let mut out = Vec::new();
+    if !s.near.is_empty() {
+        out.push(format!("it holds {} (like it)", listed(&s.near)));
+    }
+    if !s.elsewhere.is_empty() {
+        let cols: Vec<String> = s.elsewhere.iter().map(|(r, c)| format!("{}.{c}", r.name)).collect();
+        out.push(format!("{} {} it", cols.join(", "), if cols.len() == 1 { "holds" } else { "hold" }));
+    }
+    if l.cast && l.op != Op::Matches && !is_number(&l.value) {
+        out.push(format!("the column holds numbers and {} is none", quote(&l.value)));
+    }
+    out
+}
+
+/// The `literal` findings, given what was read of each comparison.
+pub fn check(found: &[Literal], stored: &BTreeMap<Literal, Stored>) -> Vec<Finding> {
     found
         .iter()
         .filter_map(|l| {
-            let variants = stored.get(l)?;
-            if variants.is_empty() || variants.contains(&l.value) {
-                return None;
-            }
-            let shown: Vec<String> = variants.iter().map(|v| format!("'{}'", v.replace('\'', "''"))).collect();
-            Some(finding(
-                "literal",
-                Severity::Repair,
-                format!(
-                    "{}.{} holds no '{}', but holds {}: compare with the stored value",
-                    l.rel.name,
-                    l.column,
-                    l.value.replace('\'', "''"),
-                    shown.join(", ")
-                ),
-            ))
+            let s = stored.get(l)?;
+            let (t, c, v) = (&l.rel.name, &l.column, quote(&l.value));
+            let message = if !s.variants.is_empty() {
+                // held in some case: judged only when never in the literal's own case
+                if l.op == Op::Matches || s.variants.iter().any(|x| x.trim() == l.value.trim()) {
+                    return None;
+                }
+                format!("{t}.{c} holds no {v}, but holds {}: compare with the stored value", listed(&s.variants))
+            } else {
+                let said = evidence(l, s);
+                let because = if said.is_empty() { String::new() } else { format!(": {}", said.join("; ")) };
+                match l.op {
+                    Op::Equals if said.is_empty() => return None,
+                    Op::Equals => format!("{t}.{c} holds no {v} in any case{because}: compare the column that holds it, with the value as stored"),
+                    Op::Differs => format!("{t}.{c} holds no {v} in any case, so excluding it excludes nothing{because}"),
+                    Op::Matches => format!("no stored value of {t}.{c} matches {v} in any case, so the pattern matches nothing{because}"),
+                }
+            };
+            Some(finding("literal", Severity::Repair, message))
         })
         .collect()
 }
 
-/// The query with each literal that matches exactly one stored variant replaced by it.
-pub fn replace(query: &Query, catalog: &Catalog, stored: &BTreeMap<Literal, Vec<String>>) -> Option<(Query, String)> {
+/// The query with each literal replaced by the one stored value it matches in another case, or,
+/// when the column holds it in no form, by the one stored value like it (patterns are left).
+pub fn replace(query: &Query, catalog: &Catalog, stored: &BTreeMap<Literal, Stored>) -> Option<(Query, String)> {
     let mut swaps: BTreeMap<String, String> = BTreeMap::new();
     for l in comparisons(query, catalog) {
-        if let Some([only]) = stored.get(&l).map(Vec::as_slice) {
-            if *only != l.value {
-                swaps.insert(l.value.clone(), only.clone());
-            }
+        if l.op == Op::Matches {
+            continue;
+        }
+        let Some(s) = stored.get(&l) else { continue };
+        let to = match (s.variants.as_slice(), s.near.as_slice()) {
+            ([only], _) => only,
+            ([], [only]) => only,
+            _ => continue,
+        };
+        if *to != l.value {
+            swaps.insert(l.value.clone(), to.clone());
         }
     }
     if swaps.is_empty() {
@@ -157,28 +371,107 @@ mod tests {
     use crate::sql::check_query;
     use crate::testing::bookshop;
 
+    fn stored(variants: &[&str], near: &[&str], elsewhere: &[(&RelName, &str)]) -> Stored {
+        Stored {
+            variants: variants.iter().map(|s| s.to_string()).collect(),
+            near: near.iter().map(|s| s.to_string()).collect(),
+            elsewhere: elsewhere.iter().map(|(r, c)| ((*r).clone(), c.to_string())).collect(),
+        }
+    }
+
     #[test]
     fn literals_the_column_holds_in_another_case_are_found_and_replaced() {
         let q = check_query("SELECT name FROM customers WHERE city = 'paris' OR city IN ('Lyon', 'nice') AND customer_id IN (SELECT customer_id FROM orders)").unwrap().query;
         let found = comparisons(&q, &bookshop());
         assert_eq!(found.iter().map(|l| l.value.as_str()).collect::<Vec<_>>(), ["Lyon", "nice", "paris"]);
-        assert!(stored_variants_sql(&found[2]).contains("lower('paris')"), "{}", stored_variants_sql(&found[2]));
-        let mut stored = BTreeMap::new();
-        stored.insert(found[0].clone(), vec!["Lyon".to_string()]);
-        stored.insert(found[1].clone(), vec![]);
-        stored.insert(found[2].clone(), vec!["Paris".to_string()]);
-        let f = check(&found, &stored);
+        assert!(stored_variants_sql(&found[2]).contains("lower(btrim('paris'))"), "{}", stored_variants_sql(&found[2]));
+        let mut read = BTreeMap::new();
+        read.insert(found[0].clone(), stored(&["Lyon"], &[], &[]));
+        read.insert(found[1].clone(), stored(&[], &[], &[]));
+        read.insert(found[2].clone(), stored(&["Paris"], &[], &[]));
+        let f = check(&found, &read);
         assert_eq!(f.len(), 1, "{f:?}");
         assert!(f[0].message.contains("holds no 'paris', but holds 'Paris'"), "{}", f[0].message);
-        let (fixed, what) = replace(&q, &bookshop(), &stored).unwrap();
+        let (fixed, what) = replace(&q, &bookshop(), &read).unwrap();
         assert!(fixed.to_string().contains("city = 'Paris'"), "{fixed}");
         assert_eq!(what, "'paris' → 'Paris': the value as the column stores it");
         // two stored variants: reported, not replaced
-        stored.insert(found[2].clone(), vec!["PARIS".to_string(), "Paris".to_string()]);
-        assert_eq!(check(&found, &stored).len(), 1);
-        assert!(replace(&q, &bookshop(), &stored).is_none());
+        read.insert(found[2].clone(), stored(&["PARIS", "Paris"], &[], &[]));
+        assert_eq!(check(&found, &read).len(), 1);
+        assert!(replace(&q, &bookshop(), &read).is_none());
+        // a value stored with other surrounding spaces only is not judged
+        read.insert(found[2].clone(), stored(&["paris "], &[], &[]));
+        assert!(check(&found, &read).is_empty());
         // numbers and non-text columns are not judged
         let q = check_query("SELECT title FROM books WHERE price = '3' AND book_id = 2").unwrap().query;
         assert!(comparisons(&q, &bookshop()).is_empty());
+    }
+
+    #[test]
+    fn an_absent_value_is_judged_only_when_the_data_says_what_was_meant() {
+        let cat = bookshop();
+        let q = check_query("SELECT c.name FROM customers AS c, authors AS a WHERE c.city = 'Pariss' AND c.name = 'Atlantis'").unwrap().query;
+        let found = comparisons(&q, &cat);
+        assert_eq!(found.len(), 2);
+        let (pariss, atlantis) = (&found[0], &found[1]);
+        assert_eq!((pariss.value.as_str(), atlantis.value.as_str()), ("Pariss", "Atlantis"));
+        assert_eq!((atlantis.op, pariss.op), (Op::Equals, Op::Equals));
+        let near = near_sql(pariss, "public").unwrap();
+        assert!(near.contains("public.similarity(v, 'Pariss') >= 0.5"), "{near}");
+        let mut read = BTreeMap::new();
+        read.insert(pariss.clone(), stored(&[], &["Paris"], &[]));
+        read.insert(atlantis.clone(), stored(&[], &[], &[]));
+        let f = check(&found, &read);
+        // the absent 'Atlantis' with nothing like it is no finding; 'Pariss' is
+        assert_eq!(f.len(), 1, "{f:?}");
+        assert!(f[0].message.contains("holds no 'Pariss' in any case: it holds 'Paris' (like it)"), "{}", f[0].message);
+        let (fixed, _) = replace(&q, &cat, &read).unwrap();
+        assert!(fixed.to_string().contains("c.city = 'Paris' AND c.name = 'Atlantis'"), "{fixed}");
+        // held by another column of a table in the query
+        let authors = cat.tables[0].name.clone();
+        read.insert(atlantis.clone(), stored(&[], &[], &[(&authors, "country")]));
+        let f = check(&found, &read);
+        assert!(f.iter().any(|x| x.message.contains("holds no 'Atlantis' in any case: authors.country holds it")), "{f:?}");
+        // where it is looked for: the query's tables (and those one key away) with text
+        // columns, the compared column left out
+        let places = elsewhere_sql(atlantis, &q, &cat);
+        let names: Vec<&str> = places.iter().map(|(r, _, _)| r.name.as_str()).collect();
+        assert_eq!(names, ["customers", "authors"]);
+        assert_eq!(places[0].1, ["city"]);
+        assert!(places[0].2.contains("coalesce(bool_or(lower(btrim(city::text)) = lower(btrim('Atlantis'))), false)"), "{}", places[0].2);
+    }
+
+    #[test]
+    fn exclusions_patterns_and_casts() {
+        let cat = bookshop();
+        let q = check_query(
+            "SELECT name FROM customers WHERE city <> 'Lyonn' AND name LIKE '%Smiht%' AND CAST(customer_id AS TEXT) = 'Ann' EXCEPT SELECT name FROM customers WHERE city NOT IN ('Nice')",
+        )
+        .unwrap()
+        .query;
+        let found = comparisons(&q, &cat);
+        let ops: Vec<(Op, &str, bool)> = found.iter().map(|l| (l.op, l.value.as_str(), l.cast)).collect();
+        assert!(ops.contains(&(Op::Differs, "Lyonn", false)) && ops.contains(&(Op::Differs, "Nice", false)), "{ops:?}");
+        assert!(ops.contains(&(Op::Matches, "%Smiht%", false)) && ops.contains(&(Op::Equals, "Ann", true)), "{ops:?}");
+        let get = |v: &str| found.iter().find(|l| l.value == v).unwrap().clone();
+        assert_eq!(get("%Smiht%").core(), "Smiht");
+        assert!(stored_variants_sql(&get("%Smiht%")).contains("name::text ILIKE '%Smiht%'"));
+        assert!(near_sql(&get("Ann"), "public").is_none(), "no number is like a word");
+        let mut read = BTreeMap::new();
+        read.insert(get("Lyonn"), stored(&[], &[], &[]));
+        read.insert(get("Nice"), stored(&["Nice"], &[], &[]));
+        read.insert(get("%Smiht%"), stored(&[], &["Smith"], &[]));
+        read.insert(get("Ann"), stored(&[], &[], &[]));
+        let f: Vec<String> = check(&found, &read).into_iter().map(|f| f.message).collect();
+        assert_eq!(f.len(), 3, "{f:?}");
+        assert!(f.iter().any(|m| m.contains("holds no 'Lyonn' in any case, so excluding it excludes nothing")), "{f:?}");
+        assert!(f.iter().any(|m| m.contains("matches '%Smiht%' in any case, so the pattern matches nothing: it holds 'Smith'")), "{f:?}");
+        assert!(f.iter().any(|m| m.contains("the column holds numbers and 'Ann' is none")), "{f:?}");
+        // a pattern is never rewritten
+        read.insert(get("Lyonn"), stored(&[], &[], &[]));
+        assert!(replace(&q, &cat, &read).is_none());
+        // a pattern that matches is no finding
+        read.insert(get("%Smiht%"), stored(&["Smith"], &[], &[]));
+        assert_eq!(check(&found, &read).len(), 2);
     }
 }

@@ -9,7 +9,10 @@
 //! | `direction` | a superlative ("highest", "cheapest", "oldest", "most recent") against the direction of the `ORDER BY … LIMIT` or `MAX`/`MIN`, reading the column's kind ("oldest" is the earliest birth date) ([`direction`]) |
 //! | `shape` | "how many" answered with a row per group; "which …" answered with only a count ([`shape`]) |
 //! | `fan_out` | "how many <things>" counted over a one-to-many join without DISTINCT, when the data shows the count differs from the count of distinct keys ([`shape::fan_out`]) |
-//! | `literal` | a text literal the column does not hold, though it holds it in another case, read as the caller ([`literals`]) |
+//! | `contradiction` | a WHERE conjunction no row can meet: one column equal to two values, or bounded from both sides with nothing between ([`contradiction`]) |
+//! | `set_operation` | `INTERSECT`/`EXCEPT` between two blocks that each aggregate all their rows into one: two numbers compared, not the things counted ([`shape`]) |
+//! | `extreme_scope` | `col = (SELECT max(col) FROM t)` beside conditions that keep only some rows of `t`: the extreme of every row, which those conditions may drop ([`extreme_scope`]) |
+//! | `literal` | a string literal the column holds only in another case, or in no form while the data shows what was meant (a value like it, another column holding it, a number column); `<>` or a pattern that excludes or matches nothing; read as the caller ([`literals`]) |
 //! | `time` | a date literal in another layout than the text column stores its dates in ([`time`]) |
 //! | `select` | `SELECT *` when the question does not ask for every column |
 //! | `columns` | a column the question does not ask for: a key of the ranking or of `HAVING` named only in the phrase that ranks or bounds, an identifier beside other columns of its table ([`columns`]) |
@@ -30,7 +33,9 @@ use sqlparser::ast::{
 use crate::catalog::{Catalog, RelName};
 
 pub mod columns;
+pub mod contradiction;
 pub mod direction;
+pub mod extreme_scope;
 pub mod literals;
 pub mod shape;
 pub mod time;
@@ -47,9 +52,10 @@ pub struct Observed {
     /// Whether the query's count differs from the count of distinct keys on the data (`fan_out`);
     /// `None`: not read, not judged.
     pub fan_out_differs: Option<bool>,
-    /// The stored values equal to each compared text literal ignoring case and surrounding
-    /// spaces (`literal`); a comparison not here is not judged.
-    pub stored_variants: BTreeMap<literals::Literal, Vec<String>>,
+    /// What was read of each column compared with a string literal (`literal`): the stored
+    /// values it matches ignoring case and spaces, and when none, values like it and other
+    /// columns that hold it; a comparison not here is not judged.
+    pub stored: BTreeMap<literals::Literal, literals::Stored>,
 }
 
 /// The columns whose data the checkers need to see.
@@ -61,7 +67,7 @@ pub struct Needs {
     pub nulls: Vec<(RelName, String)>,
     /// A count a join may inflate: the same query counting distinct keys, to compare with it.
     pub fan_out: Option<String>,
-    /// Text columns compared with string literals: the stored values each literal matches.
+    /// Columns compared with string literals: the stored values each literal matches.
     pub literals: Vec<literals::Literal>,
 }
 
@@ -350,8 +356,13 @@ fn named_in_question(e: &Expr, question: &str) -> bool {
             if own.iter().any(|w| question.contains(w)) {
                 return true;
             }
+            // the column an aggregate reads, by a word of its name other than "id": counting
+            // `student_id` counts students, which "the name and the id" does not ask for
             let mut named = false;
-            let _ = e.visit(&mut ColumnNames(|c: &str| named |= mentions(c)));
+            let _ = e.visit(&mut ColumnNames(|c: &str| {
+                let words: Vec<&str> = c.split(|ch: char| !ch.is_alphanumeric()).filter(|t| !t.is_empty() && !t.eq_ignore_ascii_case("id")).collect();
+                named |= mentions(&words.join("_"))
+            }));
             named || !AGGREGATES.contains(&name.as_str())
         }
         // an expression (arithmetic, CASE, a cast) is not judged
@@ -382,7 +393,14 @@ impl<F: FnMut(&str)> Visitor for ColumnNames<F> {
 /// the caller read of the data ([`needs`]: stored layouts for `time`, NULLs for `null_order`).
 pub fn check(query: &Query, catalog: &Catalog, question: &str, observed: &Observed) -> Vec<Finding> {
     let mut out = Vec::new();
-    let SetExpr::Select(select) = &*query.body else { return out };
+    let SetExpr::Select(select) = &*query.body else {
+        // a set operation: what holds in every block
+        out.extend(contradiction::check(query, catalog));
+        out.extend(shape::aggregate_set_operation(query));
+        out.extend(extreme_scope::check(query, catalog));
+        out.extend(literals::check(&literals::comparisons(query, catalog), &observed.stored));
+        return out;
+    };
     // 1. joins
     check_joins(select, catalog, &mut out);
     // 2. ORDER BY on one aggregated row
@@ -411,9 +429,13 @@ pub fn check(query: &Query, catalog: &Catalog, question: &str, observed: &Observ
     if observed.fan_out_differs == Some(true) {
         out.extend(shape::fan_out(query, catalog, question).map(|f| finding("fan_out", Severity::Repair, f.message)));
     }
-    // 3. date literals against the stored layout; text literals the column holds in another case
+    // 3. conditions no row meets; date literals against the stored layout; string literals the
+    // column does not hold
+    out.extend(contradiction::check(query, catalog));
+    out.extend(shape::aggregate_set_operation(query));
+    out.extend(extreme_scope::check(query, catalog));
     out.extend(time::check(&time::comparisons(query, catalog), &observed.values));
-    out.extend(literals::check(&literals::comparisons(query, catalog), &observed.stored_variants));
+    out.extend(literals::check(&literals::comparisons(query, catalog), &observed.stored));
     // 4. SELECT *
     let q = question.to_lowercase();
     let wants_all = ["all information", "all the information", "all details", "all the details", "all columns", "all attributes", "everything", "all data", "all info"]

@@ -9,11 +9,15 @@
 //!   the query counts rows (`COUNT(*)` or `COUNT` of a non-key column) without DISTINCT: each
 //!   thing is counted once per matching row of the other table. `COUNT(DISTINCT <key>)` counts
 //!   each once.
+//! - `set_operation`: `INTERSECT` or `EXCEPT` between blocks that each aggregate all their rows
+//!   into one (`SELECT count(*) … WHERE language = 'English' INTERSECT SELECT count(*) … WHERE
+//!   language = 'Dutch'`): that compares two numbers, keeping one only when they are equal, not
+//!   the things counted. Intersect the things, then aggregate.
 
 use std::sync::LazyLock;
 
 use regex::Regex;
-use sqlparser::ast::{Expr, FunctionArg, FunctionArgExpr, FunctionArguments, GroupByExpr, Query, SelectItem, SetExpr};
+use sqlparser::ast::{Expr, FunctionArg, FunctionArgExpr, FunctionArguments, GroupByExpr, Query, SelectItem, SetExpr, SetOperator};
 
 use super::{finding, scope, Finding, Severity};
 use crate::catalog::{Catalog, Table};
@@ -74,6 +78,45 @@ pub fn shape(query: &Query, question: &str) -> Option<Finding> {
 
 
 /// Does the question's noun name this table (singular or plural, any case)?
+/// Does a block aggregate all its rows into one (aggregates only, no GROUP BY)?
+fn one_aggregated_row(body: &SetExpr) -> bool {
+    let SetExpr::Select(s) = body else { return false };
+    matches!(&s.group_by, GroupByExpr::Expressions(k, _) if k.is_empty())
+        && !s.projection.is_empty()
+        && s.projection.iter().all(|i| match i {
+            SelectItem::UnnamedExpr(e) | SelectItem::ExprWithAlias { expr: e, .. } => super::has_aggregate(e),
+            _ => false,
+        })
+}
+
+/// The `set_operation` finding: INTERSECT or EXCEPT of two blocks that each return one
+/// aggregated row (in any block of the query).
+pub fn aggregate_set_operation(query: &Query) -> Option<Finding> {
+    struct Ops(Option<Finding>);
+    impl sqlparser::ast::Visitor for Ops {
+        type Break = ();
+        fn pre_visit_query(&mut self, q: &Query) -> std::ops::ControlFlow<()> {
+            if let SetExpr::SetOperation { op: op @ (SetOperator::Intersect | SetOperator::Except), left, right, .. } = q.body.as_ref() {
+                if one_aggregated_row(left) && one_aggregated_row(right) {
+                    self.0 = Some(finding(
+                        "set_operation",
+                        Severity::Repair,
+                        format!(
+                            "{op} between two blocks that each aggregate all their rows compares two numbers (keeping one only when they are equal), \
+                             not the things they count: {op} the things (their keys or names), then aggregate over the result"
+                        ),
+                    ));
+                    return std::ops::ControlFlow::Break(());
+                }
+            }
+            std::ops::ControlFlow::Continue(())
+        }
+    }
+    let mut v = Ops(None);
+    let _ = sqlparser::ast::Visit::visit(query, &mut v);
+    v.0
+}
+
 fn names_table(noun: &str, table: &Table) -> bool {
     let t = table.name.name.to_lowercase();
     let stem = |w: &str| w.trim_end_matches("es").trim_end_matches('s').to_string();
@@ -167,5 +210,17 @@ mod tests {
         assert_eq!(fans("How many orders were placed after 2020?", &format!("SELECT count(*) {join}")), None);
         assert_eq!(fans("How many customers are there?", "SELECT count(*) FROM customers"), None);
         assert_eq!(fans("How many customers placed orders?", &format!("SELECT c.city, count(*) {join} GROUP BY c.city")), None);
+    }
+
+    #[test]
+    fn set_operations_between_two_aggregated_rows() {
+        let q = |sql: &str| crate::sql::check_query(sql).unwrap().query;
+        let f = aggregate_set_operation(&q("SELECT count(*) FROM customers WHERE city = 'Paris' INTERSECT SELECT count(*) FROM customers WHERE city = 'Lyon'")).unwrap();
+        assert!(f.message.starts_with("INTERSECT between two blocks that each aggregate all their rows"), "{}", f.message);
+        assert!(aggregate_set_operation(&q("SELECT count(*) FROM (SELECT name FROM customers WHERE city = 'a' EXCEPT SELECT name FROM customers WHERE city = 'b') AS t")).is_none());
+        assert!(aggregate_set_operation(&q("SELECT city, count(*) FROM customers GROUP BY city INTERSECT SELECT city, count(*) FROM customers GROUP BY city")).is_none());
+        assert!(aggregate_set_operation(&q("SELECT count(*) FROM customers UNION SELECT count(*) FROM orders")).is_none());
+        // inside a subquery too
+        assert!(aggregate_set_operation(&q("SELECT 1 WHERE 2 IN (SELECT max(price) FROM books EXCEPT SELECT min(price) FROM books)")).is_some());
     }
 }

@@ -36,6 +36,34 @@ SELECT * FROM nl2sql_verify('List the customers from "Lyon".',
 -- a value the column stores in another case: check:literal reads the stored values (as the caller)
 SELECT * FROM nl2sql_verify('Which customers live in paris?',
                             'SELECT name FROM customers WHERE city = ''paris''');
+-- a value the column holds in no form: judged only when the data says what was meant (a stored
+-- value like it, another column holding it); an absent value with neither is no finding
+SELECT * FROM nl2sql_verify('Which customers live in Pariss?',
+                            'SELECT name FROM customers WHERE city = ''Pariss''');
+SELECT requirement, message FROM nl2sql_verify('Which customers live in Chloé?',
+                            'SELECT name FROM customers WHERE city = ''Chloé''') WHERE NOT satisfied;
+SELECT requirement, message FROM nl2sql_verify('Which customers live in Oslo?',
+                            'SELECT name FROM customers WHERE city = ''Oslo''') WHERE NOT satisfied;
+-- excluding a value the column never holds excludes nothing; a pattern nothing matches
+SELECT requirement, message FROM nl2sql_verify('Which customers do not live in Pariss?',
+                            'SELECT name FROM customers WHERE city <> ''Pariss''') WHERE NOT satisfied;
+SELECT requirement, message FROM nl2sql_verify('Which customers have a name with Zed in it?',
+                            'SELECT name FROM customers WHERE name ILIKE ''%Zed%''') WHERE NOT satisfied;
+-- the other columns searched are the caller's: a column the reader may not read is never named
+BEGIN;
+CREATE TABLE customer_notes (customer_id int REFERENCES customers, note text);
+INSERT INTO customer_notes VALUES (1, 'owes us a favour');
+SELECT requirement, message FROM nl2sql_verify('Which customers live in owes us a favour?',
+    'SELECT name FROM customers WHERE city = ''owes us a favour''') WHERE NOT satisfied;
+SET ROLE nl2sql_regress_reader;
+SELECT requirement, message FROM nl2sql_verify('Which customers live in owes us a favour?',
+    'SELECT name FROM customers WHERE city = ''owes us a favour''') WHERE NOT satisfied;
+RESET ROLE;
+ROLLBACK;
+
+-- one column of one row asked for two values: no row can meet it
+SELECT requirement, message FROM nl2sql_verify('How many customers live in both Paris and Lyon?',
+    'SELECT count(*) FROM customers WHERE city = ''Paris'' AND city = ''Lyon''') WHERE NOT satisfied;
 
 -- columns the question does not ask for (the ranking key; an identifier beside the name), and
 -- fewer columns than the question enumerates
