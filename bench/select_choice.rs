@@ -232,7 +232,7 @@ fn main() {
     let (mut first, mut sc, mut gate, mut oracle) = (Choice::default(), Choice::default(), Choice::default(), Choice::default());
     let mut verified = Choice::default();
     let mut paired: Vec<(bool, bool)> = Vec::new();
-    let (mut bag, mut paired_bag) = (Choice::default(), Vec::<(bool, bool)>::new());
+    let (mut bag, mut paired_bag, mut paired_default) = (Choice::default(), Vec::<(bool, bool)>::new(), Vec::<(bool, bool)>::new());
     let raw_path = std::env::var("NL2SQL_BENCH_OUT").unwrap_or_else(|_| format!("{}/bench/results/select_choice.jsonl", env!("CARGO_MANIFEST_DIR")));
     let mut raw = std::io::BufWriter::new(std::fs::File::create(&raw_path).expect("raw results file"));
     let mut n_questions = 0;
@@ -301,6 +301,7 @@ fn main() {
             bag.add(bag_c);
             paired.push((sc_c.1, ver_c.1));
             paired_bag.push((ver_c.1, bag_c.1));
+            paired_default.push((sc_c.1, bag_c.1));
             writeln!(raw, "{}", json!({"question_id": qid, "db": item["db_id"], "sc_candidate": a, "sc_tie": sc_c.1, "sc_strict": sc_c.0,
                 "verified_candidate": b, "verified_tie": ver_c.1, "verified_strict": ver_c.0,
                 "bag_candidate": g, "bag_tie": bag_c.1, "bag_strict": bag_c.0})).unwrap();
@@ -389,6 +390,7 @@ fn main() {
     };
     compare("verified majority vs self-consistency", &paired);
     compare("compare bag vs set (verified majority)", &paired_bag);
+    compare("nl2sql_select's default (verified majority, bag) vs self-consistency", &paired_default);
     println!("  raw per-question choices: {raw_path}");
     println!("  contested questions (largest cluster below the gate): {}", contested.len());
 

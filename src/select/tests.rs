@@ -222,14 +222,14 @@ fn db_failing_b() -> ScriptedDb {
 
 #[test]
 fn the_verifier_settles_a_split() {
-    // "less than 10": the candidate comparing with > breaks the question's comparison, weighs half,
-    // and the clean one passes the gate (1 against 0.5: confidence 0.67) without a duel
+    // "less than 10": the candidate comparing with > breaks the question's comparison, weighs a
+    // quarter, and the clean one passes the gate (1 against 0.25: confidence 0.80) without a duel
     let mut model = ScriptedModel::new(vec![unreachable()]);
     let (s, steps) = select_asking("Which books cost less than 10?", &mut db(), &mut model, &[Some(DEAR), Some(CHEAP)], json!({}));
     let s = s.unwrap();
     assert_eq!(steps, [("execute", "ok"), ("cluster", "ok"), ("chosen", "ok")]);
     assert_eq!(s.chosen, Some(1));
-    assert!(s.rows[1].reason.contains("its weight share is 0.67"), "{}", s.rows[1].reason);
+    assert!(s.rows[1].reason.contains("its weight share is 0.80"), "{}", s.rows[1].reason);
     assert!(s.rows[0].reason.contains("its SQL breaks comparison"), "{}", s.rows[0].reason);
     assert!(model.requests.is_empty());
     // without the verifier the same split goes to a duel
