@@ -103,6 +103,9 @@ fn read_stored<E: Executor + ?Sized>(db: &mut E, query: &Query, catalog: &Catalo
     for l in found.iter().take(MAX_LITERALS) {
         let Ok(o @ Outcome::Rows(_)) = db.run(&literals::stored_variants_sql(l), 5) else { continue };
         let mut stored = Stored { variants: texts(o), ..Default::default() };
+        if l.op == literals::Op::Matches && stored.variants.len() >= 2 {
+            stored.same_as_core = db.run(&literals::same_as_core_sql(l), 5).map(texts).unwrap_or_default();
+        }
         if stored.variants.is_empty() {
             let schema = trgm.get_or_insert_with(|| match db.run(TRGM_SCHEMA, 1) {
                 Ok(o) => texts(o).into_iter().next(),
@@ -178,7 +181,7 @@ pub fn verify<D: Database + ?Sized>(db: &mut D, sql: &str, constraints: &[Constr
         let findings = checks::check(&checked.query, catalog, question, &observed);
         stored_read = read;
         if findings.iter().any(|f| f.checker == "literal") {
-            literal_fix = literals::replace(&checked.query, catalog, &observed.stored)
+            literal_fix = literals::replace(&checked.query, catalog, &observed.stored, question)
                 .map(|(fixed, what)| fix::Fix { name: "literal", sql: fixed.to_string(), what });
         }
         let repairs: Vec<&Finding> = findings.iter().filter(|f| f.severity == Severity::Repair).collect();

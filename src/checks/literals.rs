@@ -46,8 +46,16 @@ pub enum Op {
     Equals,
     /// `<>`, `!=`, `NOT IN (…)`
     Differs,
-    /// `LIKE`, `ILIKE` (negated or not): the literal is a pattern
+    /// `LIKE`, `ILIKE`: the literal is a pattern
     Matches,
+    /// `NOT LIKE`, `NOT ILIKE`
+    MatchesNot,
+}
+
+impl Op {
+    fn pattern(self) -> bool {
+        matches!(self, Op::Matches | Op::MatchesNot)
+    }
 }
 
 /// One comparison of a column with a string literal.
@@ -64,18 +72,20 @@ pub struct Literal {
 impl Literal {
     /// The text a like value is searched for: the literal, or a pattern without its wildcards.
     pub fn core(&self) -> String {
-        match self.op {
-            Op::Matches => self.value.replace(['%', '_'], " ").split_whitespace().collect::<Vec<_>>().join(" "),
-            _ => self.value.trim().to_string(),
+        if self.op.pattern() {
+            self.value.replace(['%', '_'], " ").split_whitespace().collect::<Vec<_>>().join(" ")
+        } else {
+            self.value.trim().to_string()
         }
     }
 
     /// SQL for "this column matches the literal, ignoring case (and surrounding spaces)".
     fn matches_sql(&self, column: &str) -> String {
         let c = quote_ident(column);
-        match self.op {
-            Op::Matches => format!("{c}::text ILIKE {}", quote(&self.value)),
-            _ => format!("lower(btrim({c}::text)) = lower(btrim({}))", quote(&self.value)),
+        if self.op.pattern() {
+            format!("{c}::text ILIKE {}", quote(&self.value))
+        } else {
+            format!("lower(btrim({c}::text)) = lower(btrim({}))", quote(&self.value))
         }
     }
 }
@@ -91,6 +101,9 @@ pub struct Stored {
     /// When there are none: other columns (of the query's tables, or one foreign key away) that
     /// hold it.
     pub elsewhere: Vec<(RelName, String)>,
+    /// For a pattern that matches several stored values: those equal to its text without the
+    /// wildcards, ignoring case and spaces (`'%Republic%'`: `'Republic'`).
+    pub same_as_core: Vec<String>,
 }
 
 fn quote(s: &str) -> String {
@@ -171,10 +184,10 @@ pub fn comparisons(query: &Query, catalog: &Catalog) -> Vec<Literal> {
                                 add(expr, s, if *negated { Op::Differs } else { Op::Equals });
                             }
                         }
-                        Expr::Like { expr, pattern, escape_char: None, any: false, .. }
-                        | Expr::ILike { expr, pattern, escape_char: None, any: false, .. } => {
+                        Expr::Like { expr, pattern, escape_char: None, any: false, negated }
+                        | Expr::ILike { expr, pattern, escape_char: None, any: false, negated } => {
                             if let Some(s) = string_of(pattern) {
-                                add(expr, s, Op::Matches);
+                                add(expr, s, if *negated { Op::MatchesNot } else { Op::Matches });
                             }
                         }
                         _ => {}
@@ -208,6 +221,34 @@ pub(super) fn collect_selects<'q>(body: &'q SetExpr, out: &mut Vec<&'q sqlparser
 pub fn stored_variants_sql(l: &Literal) -> String {
     let c = quote_ident(&l.column);
     format!("SELECT DISTINCT {c}::text FROM {} WHERE {} LIMIT 5", l.rel, l.matches_sql(&l.column))
+}
+
+/// The SQL that reads, for a pattern, the stored values equal to its text without the wildcards
+/// (ignoring case and surrounding spaces), at most 5.
+pub fn same_as_core_sql(l: &Literal) -> String {
+    let c = quote_ident(&l.column);
+    format!("SELECT DISTINCT {c}::text FROM {} WHERE lower(btrim({c}::text)) = lower(btrim({})) LIMIT 5", l.rel, quote(&l.core()))
+}
+
+/// Words by which a question asks for a part of a value, so a pattern is what it means.
+static PART_WORDS: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
+    regex::Regex::new(
+        r"\b(contains?|containing|includes?|including|substrings?|words?|like|starts?|starting|begins?|beginning|ends?|ending|prefix|suffix|letters?|parts?|mentions?|mentioning|pattern|any kind of|types? of|kinds? of)\b",
+    )
+    .expect("compiles")
+});
+
+/// A pattern that widens a value the question names: `%X%` (not negated) where `X` is itself a
+/// stored value and the pattern matches other stored values too, in a question that asks for no
+/// part of a value. The stored value it should equal.
+fn widened<'s>(l: &Literal, s: &'s Stored, question: &str) -> Option<&'s String> {
+    if l.op != Op::Matches || s.variants.len() < 2 || !l.value.contains(['%', '_']) || PART_WORDS.is_match(&question.to_lowercase()) {
+        return None;
+    }
+    match s.same_as_core.as_slice() {
+        [one] => Some(one),
+        _ => None,
+    }
 }
 
 /// The SQL that reads the stored values of the column most like the literal (trigram
@@ -290,25 +331,34 @@ fn evidence(l: &Literal, s: &Stored) -> Vec<String> {
         let cols: Vec<String> = s.elsewhere.iter().map(|(r, c)| format!("{}.{c}", r.name)).collect();
         out.push(format!("{} {} it", cols.join(", "), if cols.len() == 1 { "holds" } else { "hold" }));
     }
-    if l.cast && l.op != Op::Matches && !is_number(&l.value) {
+    if l.cast && !l.op.pattern() && !is_number(&l.value) {
         out.push(format!("the column holds numbers and {} is none", quote(&l.value)));
     }
     out
 }
 
 /// The `literal` findings, given what was read of each comparison.
-pub fn check(found: &[Literal], stored: &BTreeMap<Literal, Stored>) -> Vec<Finding> {
+pub fn check(found: &[Literal], stored: &BTreeMap<Literal, Stored>, question: &str) -> Vec<Finding> {
     found
         .iter()
         .filter_map(|l| {
             let s = stored.get(l)?;
             let (t, c, v) = (&l.rel.name, &l.column, quote(&l.value));
             let message = if !s.variants.is_empty() {
-                // held in some case: judged only when never in the literal's own case
-                if l.op == Op::Matches || s.variants.iter().any(|x| x.trim() == l.value.trim()) {
+                if let Some(value) = widened(l, s, question) {
+                    let others: Vec<String> = s.variants.iter().filter(|x| *x != value).cloned().collect();
+                    format!(
+                        "the pattern {v} also matches {} of {t}.{c}, while the question names {}, which the column holds: compare with = {}",
+                        listed(&others),
+                        quote(value),
+                        quote(value)
+                    )
+                } else if l.op.pattern() || s.variants.iter().any(|x| x.trim() == l.value.trim()) {
+                    // held in some case: judged only when never in the literal's own case
                     return None;
+                } else {
+                    format!("{t}.{c} holds no {v}, but holds {}: compare with the stored value", listed(&s.variants))
                 }
-                format!("{t}.{c} holds no {v}, but holds {}: compare with the stored value", listed(&s.variants))
             } else {
                 let said = evidence(l, s);
                 let because = if said.is_empty() { String::new() } else { format!(": {}", said.join("; ")) };
@@ -317,6 +367,7 @@ pub fn check(found: &[Literal], stored: &BTreeMap<Literal, Stored>) -> Vec<Findi
                     Op::Equals => format!("{t}.{c} holds no {v} in any case{because}: compare the column that holds it, with the value as stored"),
                     Op::Differs => format!("{t}.{c} holds no {v} in any case, so excluding it excludes nothing{because}"),
                     Op::Matches => format!("no stored value of {t}.{c} matches {v} in any case, so the pattern matches nothing{because}"),
+                    Op::MatchesNot => format!("no stored value of {t}.{c} matches {v} in any case, so excluding it excludes nothing{because}"),
                 }
             };
             Some(finding("literal", Severity::Repair, message))
@@ -325,14 +376,19 @@ pub fn check(found: &[Literal], stored: &BTreeMap<Literal, Stored>) -> Vec<Findi
 }
 
 /// The query with each literal replaced by the one stored value it matches in another case, or,
-/// when the column holds it in no form, by the one stored value like it (patterns are left).
-pub fn replace(query: &Query, catalog: &Catalog, stored: &BTreeMap<Literal, Stored>) -> Option<(Query, String)> {
+/// when the column holds it in no form, by the one stored value like it; and each pattern that
+/// widens a value the question names ([`check`]) replaced by an equality with that value.
+pub fn replace(query: &Query, catalog: &Catalog, stored: &BTreeMap<Literal, Stored>, question: &str) -> Option<(Query, String)> {
     let mut swaps: BTreeMap<String, String> = BTreeMap::new();
+    let mut narrow: BTreeMap<String, String> = BTreeMap::new();
     for l in comparisons(query, catalog) {
-        if l.op == Op::Matches {
+        let Some(s) = stored.get(&l) else { continue };
+        if l.op.pattern() {
+            if let Some(value) = widened(&l, s, question) {
+                narrow.insert(l.value.clone(), value.clone());
+            }
             continue;
         }
-        let Some(s) = stored.get(&l) else { continue };
         let to = match (s.variants.as_slice(), s.near.as_slice()) {
             ([only], _) => only,
             ([], [only]) => only,
@@ -342,26 +398,43 @@ pub fn replace(query: &Query, catalog: &Catalog, stored: &BTreeMap<Literal, Stor
             swaps.insert(l.value.clone(), to.clone());
         }
     }
-    if swaps.is_empty() {
+    if swaps.is_empty() && narrow.is_empty() {
         return None;
     }
-    struct Swap<'a>(&'a BTreeMap<String, String>);
+    struct Swap<'a> {
+        swaps: &'a BTreeMap<String, String>,
+        narrow: &'a BTreeMap<String, String>,
+    }
     impl sqlparser::ast::VisitorMut for Swap<'_> {
         type Break = ();
         fn post_visit_expr(&mut self, e: &mut Expr) -> ControlFlow<()> {
-            if let Expr::Value(v) = e {
-                if let Value::SingleQuotedString(s) = &mut v.value {
-                    if let Some(to) = self.0.get(s.as_str()) {
-                        *s = to.clone();
+            match e {
+                Expr::Like { expr, pattern, negated: false, any: false, escape_char: None }
+                | Expr::ILike { expr, pattern, negated: false, any: false, escape_char: None } => {
+                    if let Some(to) = string_of(pattern).and_then(|p| self.narrow.get(p)) {
+                        let right = Expr::Value(Value::SingleQuotedString(to.clone()).into());
+                        *e = Expr::BinaryOp { left: expr.clone(), op: BinaryOperator::Eq, right: Box::new(right) };
                     }
                 }
+                Expr::Value(v) => {
+                    if let Value::SingleQuotedString(s) = &mut v.value {
+                        if let Some(to) = self.swaps.get(s.as_str()) {
+                            *s = to.clone();
+                        }
+                    }
+                }
+                _ => {}
             }
             ControlFlow::Continue(())
         }
     }
     let mut fixed = query.clone();
-    let _ = sqlparser::ast::VisitMut::visit(&mut fixed, &mut Swap(&swaps));
-    let what: Vec<String> = swaps.iter().map(|(a, b)| format!("'{a}' → '{b}'")).collect();
+    let _ = sqlparser::ast::VisitMut::visit(&mut fixed, &mut Swap { swaps: &swaps, narrow: &narrow });
+    let what: Vec<String> = swaps
+        .iter()
+        .map(|(a, b)| format!("'{a}' → '{b}'"))
+        .chain(narrow.iter().map(|(a, b)| format!("LIKE '{a}' → = '{b}'")))
+        .collect();
     Some((fixed, format!("{}: the value as the column stores it", what.join(", "))))
 }
 
@@ -376,6 +449,7 @@ mod tests {
             variants: variants.iter().map(|s| s.to_string()).collect(),
             near: near.iter().map(|s| s.to_string()).collect(),
             elsewhere: elsewhere.iter().map(|(r, c)| ((*r).clone(), c.to_string())).collect(),
+            same_as_core: vec![],
         }
     }
 
@@ -389,19 +463,19 @@ mod tests {
         read.insert(found[0].clone(), stored(&["Lyon"], &[], &[]));
         read.insert(found[1].clone(), stored(&[], &[], &[]));
         read.insert(found[2].clone(), stored(&["Paris"], &[], &[]));
-        let f = check(&found, &read);
+        let f = check(&found, &read, "");
         assert_eq!(f.len(), 1, "{f:?}");
         assert!(f[0].message.contains("holds no 'paris', but holds 'Paris'"), "{}", f[0].message);
-        let (fixed, what) = replace(&q, &bookshop(), &read).unwrap();
+        let (fixed, what) = replace(&q, &bookshop(), &read, "").unwrap();
         assert!(fixed.to_string().contains("city = 'Paris'"), "{fixed}");
         assert_eq!(what, "'paris' → 'Paris': the value as the column stores it");
         // two stored variants: reported, not replaced
         read.insert(found[2].clone(), stored(&["PARIS", "Paris"], &[], &[]));
-        assert_eq!(check(&found, &read).len(), 1);
-        assert!(replace(&q, &bookshop(), &read).is_none());
+        assert_eq!(check(&found, &read, "").len(), 1);
+        assert!(replace(&q, &bookshop(), &read, "").is_none());
         // a value stored with other surrounding spaces only is not judged
         read.insert(found[2].clone(), stored(&["paris "], &[], &[]));
-        assert!(check(&found, &read).is_empty());
+        assert!(check(&found, &read, "").is_empty());
         // numbers and non-text columns are not judged
         let q = check_query("SELECT title FROM books WHERE price = '3' AND book_id = 2").unwrap().query;
         assert!(comparisons(&q, &bookshop()).is_empty());
@@ -421,16 +495,16 @@ mod tests {
         let mut read = BTreeMap::new();
         read.insert(pariss.clone(), stored(&[], &["Paris"], &[]));
         read.insert(atlantis.clone(), stored(&[], &[], &[]));
-        let f = check(&found, &read);
+        let f = check(&found, &read, "");
         // the absent 'Atlantis' with nothing like it is no finding; 'Pariss' is
         assert_eq!(f.len(), 1, "{f:?}");
         assert!(f[0].message.contains("holds no 'Pariss' in any case: it holds 'Paris' (like it)"), "{}", f[0].message);
-        let (fixed, _) = replace(&q, &cat, &read).unwrap();
+        let (fixed, _) = replace(&q, &cat, &read, "").unwrap();
         assert!(fixed.to_string().contains("c.city = 'Paris' AND c.name = 'Atlantis'"), "{fixed}");
         // held by another column of a table in the query
         let authors = cat.tables[0].name.clone();
         read.insert(atlantis.clone(), stored(&[], &[], &[(&authors, "country")]));
-        let f = check(&found, &read);
+        let f = check(&found, &read, "");
         assert!(f.iter().any(|x| x.message.contains("holds no 'Atlantis' in any case: authors.country holds it")), "{f:?}");
         // where it is looked for: the query's tables (and those one key away) with text
         // columns, the compared column left out
@@ -462,16 +536,41 @@ mod tests {
         read.insert(get("Nice"), stored(&["Nice"], &[], &[]));
         read.insert(get("%Smiht%"), stored(&[], &["Smith"], &[]));
         read.insert(get("Ann"), stored(&[], &[], &[]));
-        let f: Vec<String> = check(&found, &read).into_iter().map(|f| f.message).collect();
+        let f: Vec<String> = check(&found, &read, "").into_iter().map(|f| f.message).collect();
         assert_eq!(f.len(), 3, "{f:?}");
         assert!(f.iter().any(|m| m.contains("holds no 'Lyonn' in any case, so excluding it excludes nothing")), "{f:?}");
         assert!(f.iter().any(|m| m.contains("matches '%Smiht%' in any case, so the pattern matches nothing: it holds 'Smith'")), "{f:?}");
         assert!(f.iter().any(|m| m.contains("the column holds numbers and 'Ann' is none")), "{f:?}");
         // a pattern is never rewritten
         read.insert(get("Lyonn"), stored(&[], &[], &[]));
-        assert!(replace(&q, &cat, &read).is_none());
+        assert!(replace(&q, &cat, &read, "").is_none());
         // a pattern that matches is no finding
         read.insert(get("%Smiht%"), stored(&["Smith"], &[], &[]));
-        assert_eq!(check(&found, &read).len(), 2);
+        assert_eq!(check(&found, &read, "").len(), 2);
+    }
+
+    #[test]
+    fn a_pattern_that_widens_a_value_the_question_names() {
+        let cat = bookshop();
+        let q = check_query("SELECT count(*) FROM customers WHERE city ILIKE '%paris%' AND name NOT LIKE '%Zed%'").unwrap().query;
+        let found = comparisons(&q, &cat);
+        let get = |v: &str| found.iter().find(|l| l.value == v).unwrap().clone();
+        assert_eq!((get("%paris%").op, get("%Zed%").op), (Op::Matches, Op::MatchesNot));
+        assert!(same_as_core_sql(&get("%paris%")).contains("lower(btrim('paris'))"));
+        let mut read = BTreeMap::new();
+        let mut paris = stored(&["Paris", "Paris-Plage"], &[], &[]);
+        paris.same_as_core = vec!["Paris".into()];
+        read.insert(get("%paris%"), paris);
+        read.insert(get("%Zed%"), stored(&[], &[], &[]));
+        let f: Vec<String> = check(&found, &read, "How many customers live in Paris?").into_iter().map(|f| f.message).collect();
+        assert_eq!(f.len(), 2, "{f:?}");
+        assert!(f.iter().any(|m| m.contains("the pattern '%paris%' also matches 'Paris-Plage' of customers.city, while the question names 'Paris'")), "{f:?}");
+        assert!(f.iter().any(|m| m.contains("matches '%Zed%' in any case, so excluding it excludes nothing")), "{f:?}");
+        let (fixed, what) = replace(&q, &cat, &read, "How many customers live in Paris?").unwrap();
+        assert!(fixed.to_string().contains("WHERE city = 'Paris' AND name NOT LIKE '%Zed%'"), "{fixed}");
+        assert_eq!(what, "LIKE '%paris%' → = 'Paris': the value as the column stores it");
+        // asked for a part of the value: the pattern is what the question means
+        assert_eq!(check(&found, &read, "How many customers live in a city whose name contains paris?").len(), 1);
+        assert!(replace(&q, &cat, &read, "Which cities include paris?").is_none());
     }
 }

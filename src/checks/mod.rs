@@ -77,7 +77,7 @@ pub fn needs(query: &Query, catalog: &Catalog, question: &str) -> Needs {
         values: time::needed(&time::comparisons(query, catalog)),
         nulls: desc_nullable_keys(query, catalog).into_iter().map(|(rel, col, _)| (rel, col)).collect(),
         fan_out: shape::fan_out(query, catalog, question).map(|f| f.distinct.to_string()),
-        literals: literals::comparisons(query, catalog),
+        literals: literal_comparisons(query, catalog),
     }
 }
 
@@ -389,6 +389,16 @@ impl<F: FnMut(&str)> Visitor for ColumnNames<F> {
     }
 }
 
+/// The string comparisons `literal` judges: all but the date literals on text columns, which
+/// `time` judges against the stored layout.
+fn literal_comparisons(query: &Query, catalog: &Catalog) -> Vec<literals::Literal> {
+    let dates = time::comparisons(query, catalog);
+    literals::comparisons(query, catalog)
+        .into_iter()
+        .filter(|l| !dates.iter().any(|d| d.text && d.table == l.rel && d.column == l.column && d.literal == l.value))
+        .collect()
+}
+
 /// Every finding for `query`, given the question (for the `select` checker), the catalog, and what
 /// the caller read of the data ([`needs`]: stored layouts for `time`, NULLs for `null_order`).
 pub fn check(query: &Query, catalog: &Catalog, question: &str, observed: &Observed) -> Vec<Finding> {
@@ -398,7 +408,7 @@ pub fn check(query: &Query, catalog: &Catalog, question: &str, observed: &Observ
         out.extend(contradiction::check(query, catalog));
         out.extend(shape::aggregate_set_operation(query));
         out.extend(extreme_scope::check(query, catalog));
-        out.extend(literals::check(&literals::comparisons(query, catalog), &observed.stored));
+        out.extend(literals::check(&literal_comparisons(query, catalog), &observed.stored, question));
         return out;
     };
     // 1. joins
@@ -435,7 +445,7 @@ pub fn check(query: &Query, catalog: &Catalog, question: &str, observed: &Observ
     out.extend(shape::aggregate_set_operation(query));
     out.extend(extreme_scope::check(query, catalog));
     out.extend(time::check(&time::comparisons(query, catalog), &observed.values));
-    out.extend(literals::check(&literals::comparisons(query, catalog), &observed.stored));
+    out.extend(literals::check(&literal_comparisons(query, catalog), &observed.stored, question));
     // 4. SELECT *
     let q = question.to_lowercase();
     let wants_all = ["all information", "all the information", "all details", "all the details", "all columns", "all attributes", "everything", "all data", "all info"]

@@ -61,6 +61,16 @@ SELECT requirement, message FROM nl2sql_verify('Which customers live in owes us 
 RESET ROLE;
 ROLLBACK;
 
+-- a pattern that widens the value the question names to others the column holds; a question that
+-- asks for part of a value means its pattern
+BEGIN;
+INSERT INTO customers VALUES (5, 'Eve', 'Paris-Plage', NULL, NULL);
+SELECT requirement, message FROM nl2sql_verify('How many customers live in Paris?',
+    'SELECT count(*) FROM customers WHERE city ILIKE ''%paris%''') WHERE NOT satisfied;
+SELECT requirement, message FROM nl2sql_verify('How many customers live in a city whose name contains Paris?',
+    'SELECT count(*) FROM customers WHERE city ILIKE ''%paris%''') WHERE NOT satisfied;
+ROLLBACK;
+
 -- one column of one row asked for two values: no row can meet it
 SELECT requirement, message FROM nl2sql_verify('How many customers live in both Paris and Lyon?',
     'SELECT count(*) FROM customers WHERE city = ''Paris'' AND city = ''Lyon''') WHERE NOT satisfied;
