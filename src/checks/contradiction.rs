@@ -10,11 +10,10 @@
 //! `a.x` and `b.x` of a self-join are two columns.
 
 use std::collections::BTreeMap;
-use std::ops::ControlFlow;
 
-use sqlparser::ast::{BinaryOperator, Expr, Query, Select, UnaryOperator, Value, Visit, Visitor};
+use sqlparser::ast::{BinaryOperator, Expr, Query, Select, UnaryOperator, Value};
 
-use super::{aliases, conjuncts, finding, Finding, Severity};
+use super::{aliases, conjuncts, each_select, finding, Finding, Severity};
 use crate::catalog::Catalog;
 
 /// A constant a column is compared with.
@@ -196,24 +195,9 @@ fn findings_of_block(select: &Select, catalog: &Catalog, out: &mut Vec<Finding>)
 
 /// The `contradiction` findings of every SELECT block of the query (subqueries included).
 pub fn check(query: &Query, catalog: &Catalog) -> Vec<Finding> {
-    struct Blocks<'c> {
-        catalog: &'c Catalog,
-        out: Vec<Finding>,
-    }
-    impl Visitor for Blocks<'_> {
-        type Break = ();
-        fn pre_visit_query(&mut self, q: &Query) -> ControlFlow<()> {
-            let mut selects = Vec::new();
-            super::literals::collect_selects(&q.body, &mut selects);
-            for s in selects {
-                findings_of_block(s, self.catalog, &mut self.out);
-            }
-            ControlFlow::Continue(())
-        }
-    }
-    let mut v = Blocks { catalog, out: Vec::new() };
-    let _ = query.visit(&mut v);
-    v.out
+    let mut out = Vec::new();
+    each_select(query, &mut |s| findings_of_block(s, catalog, &mut out));
+    out
 }
 
 #[cfg(test)]

@@ -8,8 +8,7 @@ use std::ops::ControlFlow;
 
 use sqlparser::ast::{Expr, GroupByExpr, Ident, Query, Select, SelectItem, SetExpr, TableFactor, Visit, VisitMut, Visitor, VisitorMut};
 
-use super::{conjuncts, finding, Finding, Severity};
-use crate::catalog::Catalog;
+use super::{conjuncts, each_select, finding, Finding, Severity};
 
 /// The condition with every column reference reduced to its lower-case name (`T1.Continent` and
 /// `continent` read alike), as text.
@@ -110,32 +109,19 @@ fn findings_of_block(select: &Select, out: &mut Vec<Finding>) {
 }
 
 /// The `extreme_scope` findings of every SELECT block of the query.
-pub fn check(query: &Query, _catalog: &Catalog) -> Vec<Finding> {
-    struct Blocks(Vec<Finding>);
-    impl Visitor for Blocks {
-        type Break = ();
-        fn pre_visit_query(&mut self, q: &Query) -> ControlFlow<()> {
-            let mut selects = Vec::new();
-            super::literals::collect_selects(&q.body, &mut selects);
-            for s in selects {
-                findings_of_block(s, &mut self.0);
-            }
-            ControlFlow::Continue(())
-        }
-    }
-    let mut v = Blocks(Vec::new());
-    let _ = query.visit(&mut v);
-    v.0
+pub fn check(query: &Query) -> Vec<Finding> {
+    let mut out = Vec::new();
+    each_select(query, &mut |s| findings_of_block(s, &mut out));
+    out
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::sql::check_query;
-    use crate::testing::bookshop;
 
     fn found(sql: &str) -> Vec<String> {
-        check(&check_query(sql).unwrap().query, &bookshop()).into_iter().map(|f| f.message).collect()
+        check(&check_query(sql).unwrap().query).into_iter().map(|f| f.message).collect()
     }
 
     #[test]

@@ -21,17 +21,17 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::ops::ControlFlow;
 
-use sqlparser::ast::{BinaryOperator, DataType, Expr, ObjectName, Query, SetExpr, Value, Visit, Visitor};
+use sqlparser::ast::{BinaryOperator, DataType, Expr, ObjectName, Query, Value, Visit, Visitor};
 
-use super::{aliases, column_of, finding, terms, Finding, Severity};
+use super::{aliases, column_of, each_select, finding, terms, Finding, Severity};
 use crate::catalog::{quote_ident, Catalog, RelName};
 
 /// Trigram similarity (pg_trgm's `similarity`) from which a stored value counts as like the
 /// literal.
 pub const NEAR: f64 = 0.5;
 
-/// Distinct values of a column the search for like values looks at, at most.
-const NEAR_SCAN: usize = 10_000;
+/// Rows of the column the search for like values looks at, at most.
+const NEAR_SCAN: usize = 100_000;
 
 /// Rows of each table the search for other columns holding the value looks at, at most.
 const ELSEWHERE_SCAN: usize = 100_000;
@@ -144,76 +144,51 @@ fn compared_column(e: &Expr) -> Option<(&Expr, bool)> {
 /// (subqueries and the arms of set operations included, each with its own FROM): text columns,
 /// and any column cast to text.
 pub fn comparisons(query: &Query, catalog: &Catalog) -> Vec<Literal> {
-    struct Blocks<'c> {
-        catalog: &'c Catalog,
-        out: Vec<Literal>,
-    }
-    impl Visitor for Blocks<'_> {
-        type Break = ();
-        fn pre_visit_query(&mut self, q: &Query) -> ControlFlow<()> {
-            let mut selects = Vec::new();
-            collect_selects(&q.body, &mut selects);
-            for select in selects {
-                let aliases = aliases(select, self.catalog);
-                let Some(w) = &select.selection else { continue };
-                let mut add = |col: &Expr, lit: &str, op: Op| {
-                    let Some((col, cast)) = compared_column(col) else { return };
-                    let Some((rel, column)) = column_of(col, &aliases, self.catalog) else { return };
-                    let Some(c) = self.catalog.table(&rel).and_then(|t| t.column(&column)) else { return };
-                    let text = is_text(&c.type_name);
-                    if text || cast {
-                        self.out.push(Literal { rel, column, value: lit.to_string(), op, cast: !text });
-                    }
-                };
-                for c in terms(w, &[BinaryOperator::And, BinaryOperator::Or]) {
-                    let c = match c {
-                        Expr::UnaryOp { op: sqlparser::ast::UnaryOperator::Not, expr } => expr.as_ref(),
-                        other => other,
-                    };
-                    match c {
-                        Expr::BinaryOp { left, op: op @ (BinaryOperator::Eq | BinaryOperator::NotEq), right } => {
-                            let op = if *op == BinaryOperator::Eq { Op::Equals } else { Op::Differs };
-                            if let Some(s) = string_of(right) {
-                                add(left, s, op);
-                            } else if let Some(s) = string_of(left) {
-                                add(right, s, op);
-                            }
-                        }
-                        Expr::InList { expr, list, negated } => {
-                            for s in list.iter().filter_map(string_of) {
-                                add(expr, s, if *negated { Op::Differs } else { Op::Equals });
-                            }
-                        }
-                        Expr::Like { expr, pattern, escape_char: None, any: false, negated }
-                        | Expr::ILike { expr, pattern, escape_char: None, any: false, negated } => {
-                            if let Some(s) = string_of(pattern) {
-                                add(expr, s, if *negated { Op::MatchesNot } else { Op::Matches });
-                            }
-                        }
-                        _ => {}
+    let mut out = Vec::new();
+    each_select(query, &mut |select| {
+        let aliases = aliases(select, catalog);
+        let Some(w) = &select.selection else { return };
+        let mut add = |col: &Expr, lit: &str, op: Op| {
+            let Some((col, cast)) = compared_column(col) else { return };
+            let Some((rel, column)) = column_of(col, &aliases, catalog) else { return };
+            let Some(c) = catalog.table(&rel).and_then(|t| t.column(&column)) else { return };
+            let text = is_text(&c.type_name);
+            if text || cast {
+                out.push(Literal { rel, column, value: lit.to_string(), op, cast: !text });
+            }
+        };
+        for c in terms(w, &[BinaryOperator::And, BinaryOperator::Or]) {
+            let c = match c {
+                Expr::UnaryOp { op: sqlparser::ast::UnaryOperator::Not, expr } => expr.as_ref(),
+                other => other,
+            };
+            match c {
+                Expr::BinaryOp { left, op: op @ (BinaryOperator::Eq | BinaryOperator::NotEq), right } => {
+                    let op = if *op == BinaryOperator::Eq { Op::Equals } else { Op::Differs };
+                    if let Some(s) = string_of(right) {
+                        add(left, s, op);
+                    } else if let Some(s) = string_of(left) {
+                        add(right, s, op);
                     }
                 }
+                Expr::InList { expr, list, negated } => {
+                    for s in list.iter().filter_map(string_of) {
+                        add(expr, s, if *negated { Op::Differs } else { Op::Equals });
+                    }
+                }
+                Expr::Like { expr, pattern, escape_char: None, any: false, negated }
+                | Expr::ILike { expr, pattern, escape_char: None, any: false, negated } => {
+                    if let Some(s) = string_of(pattern) {
+                        add(expr, s, if *negated { Op::MatchesNot } else { Op::Matches });
+                    }
+                }
+                _ => {}
             }
-            ControlFlow::Continue(())
         }
-    }
-    let mut v = Blocks { catalog, out: Vec::new() };
-    let _ = query.visit(&mut v);
-    v.out.sort();
-    v.out.dedup();
-    v.out
-}
-
-/// The SELECT blocks of a query body (through set operations, not into subqueries).
-pub(super) fn collect_selects<'q>(body: &'q SetExpr, out: &mut Vec<&'q sqlparser::ast::Select>) {
-    match body {
-        SetExpr::Select(s) => out.push(s),
-        SetExpr::SetOperation { left, right, .. } => {
-            collect_selects(left, out);
-            collect_selects(right, out);
-        }
-        _ => {}
-    }
+    });
+    out.sort();
+    out.dedup();
+    out
 }
 
 /// The SQL that reads, as the caller, the stored values the literal matches ignoring case (and
@@ -261,7 +236,7 @@ pub fn near_sql(l: &Literal, trgm: &str) -> Option<String> {
     let c = quote_ident(&l.column);
     let sim = format!("{}.similarity(v, {})", quote_ident(trgm), quote(&l.core()));
     Some(format!(
-        "SELECT v FROM (SELECT DISTINCT {c}::text AS v FROM {} WHERE {c} IS NOT NULL LIMIT {NEAR_SCAN}) AS d WHERE {sim} >= {NEAR} ORDER BY {sim} DESC, v LIMIT 3",
+        "SELECT v FROM (SELECT DISTINCT v FROM (SELECT {c}::text AS v FROM {} WHERE {c} IS NOT NULL LIMIT {NEAR_SCAN}) AS r) AS d WHERE {sim} >= {NEAR} ORDER BY {sim} DESC, v LIMIT 3",
         l.rel
     ))
 }

@@ -214,6 +214,36 @@ fn column_of(e: &Expr, aliases: &BTreeMap<String, RelName>, catalog: &Catalog) -
     }
 }
 
+/// The SELECT blocks of a query body (through set operations, not into subqueries).
+fn collect_selects<'q>(body: &'q SetExpr, out: &mut Vec<&'q Select>) {
+    match body {
+        SetExpr::Select(s) => out.push(s),
+        SetExpr::SetOperation { left, right, .. } => {
+            collect_selects(left, out);
+            collect_selects(right, out);
+        }
+        _ => {}
+    }
+}
+
+/// Calls `f` with every SELECT block of the query: the arms of set operations and the blocks of
+/// subqueries, each with its own FROM.
+fn each_select(query: &Query, f: &mut dyn FnMut(&Select)) {
+    struct Blocks<'f>(&'f mut dyn FnMut(&Select));
+    impl Visitor for Blocks<'_> {
+        type Break = ();
+        fn pre_visit_query(&mut self, q: &Query) -> ControlFlow<()> {
+            let mut selects = Vec::new();
+            collect_selects(&q.body, &mut selects);
+            for s in selects {
+                (self.0)(s);
+            }
+            ControlFlow::Continue(())
+        }
+    }
+    let _ = query.visit(&mut Blocks(f));
+}
+
 /// The terms of a condition joined by any of `ops` (through parentheses).
 fn terms<'e>(e: &'e Expr, ops: &[BinaryOperator]) -> Vec<&'e Expr> {
     match e {
@@ -407,7 +437,7 @@ pub fn check(query: &Query, catalog: &Catalog, question: &str, observed: &Observ
         // a set operation: what holds in every block
         out.extend(contradiction::check(query, catalog));
         out.extend(shape::aggregate_set_operation(query));
-        out.extend(extreme_scope::check(query, catalog));
+        out.extend(extreme_scope::check(query));
         out.extend(literals::check(&literal_comparisons(query, catalog), &observed.stored, question));
         return out;
     };
@@ -443,7 +473,7 @@ pub fn check(query: &Query, catalog: &Catalog, question: &str, observed: &Observ
     // column does not hold
     out.extend(contradiction::check(query, catalog));
     out.extend(shape::aggregate_set_operation(query));
-    out.extend(extreme_scope::check(query, catalog));
+    out.extend(extreme_scope::check(query));
     out.extend(time::check(&time::comparisons(query, catalog), &observed.values));
     out.extend(literals::check(&literal_comparisons(query, catalog), &observed.stored, question));
     // 4. SELECT *
