@@ -12,6 +12,7 @@
 //! | `contradiction` | a WHERE conjunction no row can meet: one column equal to two values, or bounded from both sides with nothing between ([`contradiction`]) |
 //! | `set_operation` | `INTERSECT`/`EXCEPT` between two blocks that each aggregate all their rows into one: two numbers compared, not the things counted ([`shape`]) |
 //! | `extreme_scope` | `col = (SELECT max(col) FROM t)` beside conditions that keep only some rows of `t`: the extreme of every row, which those conditions may drop ([`extreme_scope`]) |
+//! | `exclusion` | "… that do not …" answered by `<>`/`NOT IN`/`NOT LIKE` on a table with a row per pair (country, language) while returning only the key of one side: rows excluded, not things ([`exclusion`]) |
 //! | `literal` | a string literal the column holds only in another case, or in no form while the data shows what was meant (a value like it, another column holding it, a number column); `<>` or a pattern that excludes or matches nothing; read as the caller ([`literals`]) |
 //! | `time` | a date literal in another layout than the text column stores its dates in ([`time`]) |
 //! | `select` | `SELECT *` when the question does not ask for every column |
@@ -35,6 +36,7 @@ use crate::catalog::{Catalog, RelName};
 pub mod columns;
 pub mod contradiction;
 pub mod direction;
+pub mod exclusion;
 pub mod extreme_scope;
 pub mod literals;
 pub mod shape;
@@ -438,6 +440,7 @@ pub fn check(query: &Query, catalog: &Catalog, question: &str, observed: &Observ
         out.extend(contradiction::check(query, catalog));
         out.extend(shape::aggregate_set_operation(query));
         out.extend(extreme_scope::check(query));
+        out.extend(exclusion::check(query, catalog, question));
         out.extend(literals::check(&literal_comparisons(query, catalog), &observed.stored, question));
         return out;
     };
@@ -474,6 +477,7 @@ pub fn check(query: &Query, catalog: &Catalog, question: &str, observed: &Observ
     out.extend(contradiction::check(query, catalog));
     out.extend(shape::aggregate_set_operation(query));
     out.extend(extreme_scope::check(query));
+    out.extend(exclusion::check(query, catalog, question));
     out.extend(time::check(&time::comparisons(query, catalog), &observed.values));
     out.extend(literals::check(&literal_comparisons(query, catalog), &observed.stored, question));
     // 4. SELECT *

@@ -71,6 +71,16 @@ SELECT requirement, message FROM nl2sql_verify('How many customers live in a cit
     'SELECT count(*) FROM customers WHERE city ILIKE ''%paris%''') WHERE NOT satisfied;
 ROLLBACK;
 
+-- "do not" answered by <> on a table with a row per pair: rows are excluded, not customers
+BEGIN;
+CREATE TABLE customer_tags (customer_id int REFERENCES customers, tag text, PRIMARY KEY (customer_id, tag));
+INSERT INTO customer_tags VALUES (1, 'vip'), (1, 'late'), (2, 'late');
+SELECT requirement, message FROM nl2sql_verify('Which customers do not have the tag vip?',
+    'SELECT customer_id FROM customer_tags WHERE tag <> ''vip''') WHERE NOT satisfied;
+SELECT requirement, message FROM nl2sql_verify('Which customers do not have the tag vip?',
+    'SELECT customer_id FROM customers WHERE customer_id NOT IN (SELECT customer_id FROM customer_tags WHERE tag = ''vip'')') WHERE NOT satisfied;
+ROLLBACK;
+
 -- one column of one row asked for two values: no row can meet it
 SELECT requirement, message FROM nl2sql_verify('How many customers live in both Paris and Lyon?',
     'SELECT count(*) FROM customers WHERE city = ''Paris'' AND city = ''Lyon''') WHERE NOT satisfied;
