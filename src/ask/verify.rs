@@ -54,10 +54,9 @@ fn observe<E: Executor + ?Sized>(db: &mut E, query: &Query, catalog: &Catalog, q
     let mut read = Vec::new();
     for (rel, col) in needs.values {
         let sql = format!("SELECT DISTINCT {c}::text FROM {rel} WHERE {c} IS NOT NULL LIMIT {STORED_VALUES}", c = quote_ident(&col));
-        if let Ok(Outcome::Rows(r)) = db.run(&sql, STORED_VALUES) {
-            let values = r.rows.iter().filter_map(|row| row.first()?.as_str().map(str::to_string)).collect();
+        if let Ok(o @ Outcome::Rows(_)) = db.run(&sql, STORED_VALUES) {
             read.push(format!("{rel}.{col}"));
-            observed.values.insert((rel, col), values);
+            observed.values.insert((rel, col), first_texts(o));
         }
     }
     for (rel, col) in needs.nulls {
@@ -92,27 +91,21 @@ fn observe<E: Executor + ?Sized>(db: &mut E, query: &Query, catalog: &Catalog, q
 /// similarity, when the extension is there) and the other columns that hold it. A literal whose
 /// first read fails is left out (not judged).
 fn read_stored<E: Executor + ?Sized>(db: &mut E, query: &Query, catalog: &Catalog, found: &[Literal]) -> BTreeMap<Literal, Stored> {
-    let texts = |o: Outcome| -> Vec<String> {
-        match o {
-            Outcome::Rows(r) => r.rows.iter().filter_map(|row| row.first()?.as_str().map(str::to_string)).collect(),
-            _ => vec![],
-        }
-    };
     let mut trgm: Option<Option<String>> = None;
     let mut out = BTreeMap::new();
     for l in found.iter().take(MAX_LITERALS) {
         let Ok(o @ Outcome::Rows(_)) = db.run(&literals::stored_variants_sql(l), 5) else { continue };
-        let mut stored = Stored { variants: texts(o), ..Default::default() };
+        let mut stored = Stored { variants: first_texts(o), ..Default::default() };
         if l.op == literals::Op::Matches && stored.variants.len() >= 2 {
-            stored.same_as_core = db.run(&literals::same_as_core_sql(l), 5).map(texts).unwrap_or_default();
+            stored.same_as_core = db.run(&literals::same_as_core_sql(l), 5).map(first_texts).unwrap_or_default();
         }
         if stored.variants.is_empty() {
             let schema = trgm.get_or_insert_with(|| match db.run(TRGM_SCHEMA, 1) {
-                Ok(o) => texts(o).into_iter().next(),
+                Ok(o) => first_texts(o).into_iter().next(),
                 Err(_) => None,
             });
             if let Some(sql) = schema.as_deref().and_then(|s| literals::near_sql(l, s)) {
-                stored.near = db.run(&sql, 3).map(texts).unwrap_or_default();
+                stored.near = db.run(&sql, 3).map(first_texts).unwrap_or_default();
             }
             for (rel, columns, sql) in literals::elsewhere_sql(l, query, catalog) {
                 if let Ok(Outcome::Rows(r)) = db.run(&sql, 1) {
@@ -128,6 +121,14 @@ fn read_stored<E: Executor + ?Sized>(db: &mut E, query: &Query, catalog: &Catalo
         out.insert(l.clone(), stored);
     }
     out
+}
+
+/// The text of each row's first cell (none for a failure).
+fn first_texts(o: Outcome) -> Vec<String> {
+    match o {
+        Outcome::Rows(r) => r.rows.iter().filter_map(|row| row.first()?.as_str().map(str::to_string)).collect(),
+        _ => vec![],
+    }
 }
 
 /// The schema pg_trgm's functions live in.

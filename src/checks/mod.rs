@@ -431,16 +431,24 @@ fn literal_comparisons(query: &Query, catalog: &Catalog) -> Vec<literals::Litera
         .collect()
 }
 
+/// The checks that read every SELECT block (set operations and subqueries included) and no data:
+/// conditions no row meets, aggregates compared by a set operation, extremes over unfiltered
+/// rows, rows excluded where things are.
+fn conditions(query: &Query, catalog: &Catalog, question: &str) -> Vec<Finding> {
+    let mut out = contradiction::check(query, catalog);
+    out.extend(shape::aggregate_set_operation(query));
+    out.extend(extreme_scope::check(query));
+    out.extend(exclusion::check(query, catalog, question));
+    out
+}
+
 /// Every finding for `query`, given the question (for the `select` checker), the catalog, and what
 /// the caller read of the data ([`needs`]: stored layouts for `time`, NULLs for `null_order`).
 pub fn check(query: &Query, catalog: &Catalog, question: &str, observed: &Observed) -> Vec<Finding> {
     let mut out = Vec::new();
     let SetExpr::Select(select) = &*query.body else {
         // a set operation: what holds in every block
-        out.extend(contradiction::check(query, catalog));
-        out.extend(shape::aggregate_set_operation(query));
-        out.extend(extreme_scope::check(query));
-        out.extend(exclusion::check(query, catalog, question));
+        out.extend(conditions(query, catalog, question));
         out.extend(literals::check(&literal_comparisons(query, catalog), &observed.stored, question));
         return out;
     };
@@ -474,10 +482,7 @@ pub fn check(query: &Query, catalog: &Catalog, question: &str, observed: &Observ
     }
     // 3. conditions no row meets; date literals against the stored layout; string literals the
     // column does not hold
-    out.extend(contradiction::check(query, catalog));
-    out.extend(shape::aggregate_set_operation(query));
-    out.extend(extreme_scope::check(query));
-    out.extend(exclusion::check(query, catalog, question));
+    out.extend(conditions(query, catalog, question));
     out.extend(time::check(&time::comparisons(query, catalog), &observed.values));
     out.extend(literals::check(&literal_comparisons(query, catalog), &observed.stored, question));
     // 4. SELECT *

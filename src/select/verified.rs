@@ -21,6 +21,8 @@ use crate::catalog::Catalog;
 use crate::checks::Severity;
 use crate::constraints::{self, facts};
 use crate::effects::Executor;
+use crate::result::Outcome;
+use crate::sql::Refusal;
 
 /// The weight of a candidate with a finding, relative to a clean one: how often a flagged
 /// candidate is right over how often a clean one is (Benchmark 7).
@@ -30,6 +32,8 @@ pub const FLAGGED_WEIGHT: f64 = 0.25;
 /// clean candidate and for one that did not run.
 pub fn findings<E: Executor + ?Sized>(db: &mut E, question: &str, ran: &[Ran], catalog: &Catalog) -> Vec<Vec<String>> {
     let wanted = constraints::extract(question, None);
+    // candidates compare the same literals: each read of the data is made once for all of them
+    let db = &mut ReadOnce { db, done: BTreeMap::new() };
     // candidates often write the same query: check each text once (the checkers may read data)
     let mut seen: BTreeMap<String, Vec<String>> = BTreeMap::new();
     ran.iter()
@@ -49,6 +53,25 @@ pub fn findings<E: Executor + ?Sized>(db: &mut E, question: &str, ran: &[Ran], c
             found
         })
         .collect()
+}
+
+/// An executor that runs each distinct read once and answers repeats from what it read (the
+/// checkers' reads of one selection: the same stored values, looked up for each candidate).
+struct ReadOnce<'d, E: Executor + ?Sized> {
+    db: &'d mut E,
+    done: BTreeMap<(String, usize), std::result::Result<Outcome, Refusal>>,
+}
+
+impl<E: Executor + ?Sized> Executor for ReadOnce<'_, E> {
+    fn run(&mut self, sql: &str, max_rows: usize) -> std::result::Result<Outcome, Refusal> {
+        let key = (sql.to_string(), max_rows);
+        if let Some(done) = self.done.get(&key) {
+            return done.clone();
+        }
+        let outcome = self.db.run(sql, max_rows);
+        self.done.insert(key, outcome.clone());
+        outcome
+    }
 }
 
 /// Re-weigh `clusters` by `weight_of` each member (1 clean, [`FLAGGED_WEIGHT`] flagged, times the
@@ -120,5 +143,24 @@ mod tests {
         demote_flagged(&mut cl, &[vec!["count".into()], vec![], vec![]], &weights);
         assert_eq!(cl[0].members, vec![1, 2]);
         assert!((cl[0].confidence - 0.5).abs() < 1e-9);
+    }
+
+    #[test]
+    fn candidates_that_compare_the_same_literal_read_it_once() {
+        let ran = |sql: &str| Ran {
+            status: super::super::candidates::RunStatus::Ok,
+            error: None,
+            query: Some(crate::sql::check_query(sql).unwrap().query),
+            answer: None,
+            columns: vec![],
+            row_count: 0,
+            truncated: false,
+            elapsed_ms: 0.0,
+        };
+        let mut db = crate::testing::ScriptedDb::bookshop();
+        let cands = [ran("SELECT name FROM customers WHERE city = 'Paris'"), ran("SELECT customer_id FROM customers WHERE city = 'Paris'")];
+        findings(&mut db, "Who lives in Paris?", &cands, &crate::testing::bookshop());
+        let reads = db.ran.iter().filter(|s| s.contains("lower(btrim(city::TEXT))")).count();
+        assert_eq!(reads, 1, "{:?}", db.ran);
     }
 }
