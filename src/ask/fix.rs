@@ -9,6 +9,7 @@
 //! | `top_k` | "top k" asked, the query ranks (ORDER BY) but has no LIMIT | `LIMIT k` |
 //! | `nulls_last` | `null_order`: a nullable column ranked DESC holds NULLs, which PostgreSQL sorts first | `NULLS LAST` on the DESC keys without a NULLS clause |
 //! | `group_by` | PostgreSQL: a column "must appear in the GROUP BY clause" | the column added to the GROUP BY |
+//! | `needless_join` | a table joined in that the answer takes nothing from and the question does not name, whose join changes the rows (`check:needless_join`) | the join removed (leaf first, so a bridge to it goes too) |
 //! | `fan_out` | a count a one-to-many join inflates, shown by the data (`check:fan_out`) | `COUNT(DISTINCT <key>)` of the counted table |
 //! | `columns` | a column the question does not ask for (`check:columns`: a ranking or HAVING key named only in the phrase that ranks, an identifier beside other columns of its table) | the column removed from the output (an ORDER BY that named it by its alias names the expression) |
 //! | `literal` | a text literal the column holds only in another case or with other spaces (`check:literal`) | the literal replaced by the one stored value it matches (from the stored values the verification read as the caller; `Verified::literal_fix`) |
@@ -84,6 +85,15 @@ pub fn propose(current: &Attempt, catalog: &Catalog, question: &str, constraints
     }
     if violated("check:columns") {
         push("columns", drop_unasked(q, catalog, question));
+    }
+    if violated("check:needless_join") {
+        push(
+            "needless_join",
+            crate::checks::needless_join::needless(q, catalog, question).map(|n| {
+                let what = format!("the join of {} removed: the answer takes nothing from it, and it dropped or repeated rows", n.tables.join(", "));
+                (n.without, what)
+            }),
+        );
     }
     if violated("check:fan_out") {
         push("fan_out", crate::checks::shape::fan_out(q, catalog, question).map(|f| (f.distinct, "COUNT(DISTINCT …) of the counted table's key: the join repeated each row".to_string())));

@@ -578,6 +578,35 @@ fn a_count_the_data_shows_inflated_by_a_join_is_fixed_to_count_distinct_keys() {
 }
 
 #[test]
+fn a_join_the_answer_takes_nothing_from_is_removed_when_the_data_shows_it_changes_the_rows() {
+    // the small model's habit: orders joined in to list customers
+    let joined = "SELECT c.name FROM customers AS c JOIN orders AS o ON o.customer_id = c.customer_id";
+    // on the data: Ann has two orders, Bob one, Cy none
+    let db = || {
+        ScriptedDb::bookshop()
+            .answer("SELECT c.name FROM customers AS c JOIN orders", rows(&["name"], json!([["Ann"], ["Ann"], ["Bob"]])))
+            .answer("SELECT c.name FROM customers AS c", rows(&["name"], json!([["Ann"], ["Bob"], ["Cy"]])))
+    };
+    let mut model = ScriptedModel::new(vec![sql_reply(joined)]);
+    let e = run(&mut db(), &mut model, "List the names of all customers.", json!({"probe": false})).unwrap();
+    assert_eq!(stages(&e)[5..], [("verify", "violations"), ("fix", "ok"), ("chosen", "ok")]);
+    assert!(e.steps[5].data["problems"][0].as_str().unwrap().contains("`o` is joined, but the answer takes nothing from it"), "{}", e.steps[5].data);
+    assert_eq!(e.chosen_sql, "SELECT c.name FROM customers AS c");
+    assert_eq!(e.steps.iter().find(|s| s.stage == Stage::Fix).unwrap().data["fix"], json!("needless_join"));
+    assert_eq!(model.requests.len(), 1, "no repair was asked of the model");
+    // the question names the orders: the join is the filter it asks for
+    let mut model = ScriptedModel::new(vec![sql_reply(joined)]);
+    let e = run(&mut db(), &mut model, "List the names of customers who placed orders.", json!({"probe": false})).unwrap();
+    assert_eq!(e.chosen_sql, joined);
+    assert!(!stages(&e).contains(&("fix", "ok")));
+    // the same rows either way: nothing to report
+    let same = || ScriptedDb::bookshop().answer("SELECT c.name FROM customers", rows(&["name"], json!([["Ann"], ["Bob"]])));
+    let mut model = ScriptedModel::new(vec![sql_reply(joined)]);
+    let e = run(&mut same(), &mut model, "List the names of all customers.", json!({"probe": false})).unwrap();
+    assert_eq!(stages(&e)[5..], [("verify", "ok"), ("chosen", "ok")]);
+}
+
+#[test]
 fn a_literal_the_column_stores_in_another_case_is_replaced_by_the_stored_value() {
     let wrong = "SELECT name FROM customers WHERE city = 'paris'";
     // the column stores 'Paris'; the fixed query's comparison matches it exactly

@@ -83,8 +83,26 @@ fn observe<E: Executor + ?Sized>(db: &mut E, query: &Query, catalog: &Catalog, q
             observed.fan_out_differs = Some(a != b);
         }
     }
+    if let Some(without) = needs.needless_join {
+        // the rows with the joins and without them, when both fit under the bound
+        let rows = |db: &mut E, sql: &str| match db.run(sql, NEEDLESS_JOIN_ROWS) {
+            Ok(Outcome::Rows(r)) if r.truncated.is_none() && r.rows.len() < NEEDLESS_JOIN_ROWS => {
+                let mut rows: Vec<String> = r.rows.iter().map(|row| serde_json::to_string(row).unwrap_or_default()).collect();
+                rows.sort();
+                Some(rows)
+            }
+            _ => None,
+        };
+        if let (Some(a), Some(b)) = (rows(db, &query.to_string()), rows(db, &without)) {
+            read.push("rows with and without the joins the answer takes nothing from (needless_join)".into());
+            observed.needless_join_differs = Some(a != b);
+        }
+    }
     (observed, read)
 }
+
+/// The most rows `needless_join` compares; a larger result is not judged.
+const NEEDLESS_JOIN_ROWS: usize = 5_000;
 
 /// What the data says of each compared string literal, read as the caller: the stored values it
 /// matches ignoring case and spaces and, when none, the stored values like it (pg_trgm's

@@ -5,6 +5,7 @@
 //! | checker | fires on |
 //! |---|---|
 //! | `join` | `OR` or `IN` in a join condition; two tables joined on columns that are not their foreign key |
+//! | `needless_join` | a table joined in that the answer takes nothing from and the question does not name, when the data shows the join changes the rows ([`needless_join`]) |
 //! | `order_by` | `ORDER BY` on a query that aggregates into one row (no `GROUP BY`) |
 //! | `direction` | a superlative ("highest", "cheapest", "oldest", "most recent") against the direction of the `ORDER BY … LIMIT` or `MAX`/`MIN`, reading the column's kind ("oldest" is the earliest birth date) ([`direction`]) |
 //! | `shape` | "how many" answered with a row per group; "which …" answered with only a count ([`shape`]) |
@@ -39,6 +40,7 @@ pub mod direction;
 pub mod exclusion;
 pub mod extreme_scope;
 pub mod literals;
+pub mod needless_join;
 pub mod shape;
 pub mod time;
 
@@ -54,6 +56,9 @@ pub struct Observed {
     /// Whether the query's count differs from the count of distinct keys on the data (`fan_out`);
     /// `None`: not read, not judged.
     pub fan_out_differs: Option<bool>,
+    /// Whether the query's rows differ from those of the query without its needless joins
+    /// (`needless_join`); `None`: not read, not judged.
+    pub needless_join_differs: Option<bool>,
     /// What was read of each column compared with a string literal (`literal`): the stored
     /// values it matches ignoring case and spaces, and when none, values like it and other
     /// columns that hold it; a comparison not here is not judged.
@@ -69,6 +74,8 @@ pub struct Needs {
     pub nulls: Vec<(RelName, String)>,
     /// A count a join may inflate: the same query counting distinct keys, to compare with it.
     pub fan_out: Option<String>,
+    /// Joins the answer takes nothing from: the query without them, to compare rows with.
+    pub needless_join: Option<String>,
     /// Columns compared with string literals: the stored values each literal matches.
     pub literals: Vec<literals::Literal>,
 }
@@ -79,6 +86,7 @@ pub fn needs(query: &Query, catalog: &Catalog, question: &str) -> Needs {
         values: time::needed(&time::comparisons(query, catalog)),
         nulls: desc_nullable_keys(query, catalog).into_iter().map(|(rel, col, _)| (rel, col)).collect(),
         fan_out: shape::fan_out(query, catalog, question).map(|f| f.distinct.to_string()),
+        needless_join: needless_join::needless(query, catalog, question).map(|n| n.without.to_string()),
         literals: literal_comparisons(query, catalog),
     }
 }
@@ -355,22 +363,7 @@ fn check_joins(select: &Select, catalog: &Catalog, out: &mut Vec<Finding>) {
 /// shorter); a count by "how many",
 /// "number", "count"; another aggregate by its argument's column or the aggregate's own words.
 fn named_in_question(e: &Expr, question: &str) -> bool {
-    let words: Vec<&str> = question.split(|c: char| !c.is_alphanumeric()).filter(|w| !w.is_empty()).collect();
-    let stem = |w: &str| w.chars().take(4).collect::<String>();
-    let mentions = |name: &str| {
-        name.to_lowercase().split(|c: char| !c.is_alphanumeric()).filter(|t| t.len() >= 2).any(|t| {
-            // a word of the name shares its first four letters with a question word, or a name
-            // written as one word holds it ("areas" names surfacearea)
-            // (a short name also by its plural: "ages" names age)
-            words.iter().any(|w| {
-                if t.len() < 4 || w.len() < 4 {
-                    *w == t || w.strip_suffix('s').is_some_and(|s| s == t || s.strip_suffix('e') == Some(t))
-                } else {
-                    stem(w) == stem(t) || t.contains(&stem(w))
-                }
-            })
-        })
-    };
+    let mentions = |name: &str| question_names(question, name);
     match e {
         Expr::Identifier(i) => mentions(&i.value),
         Expr::CompoundIdentifier(parts) => parts.last().is_some_and(|i| mentions(&i.value)),
@@ -400,6 +393,24 @@ fn named_in_question(e: &Expr, question: &str) -> bool {
         // an expression (arithmetic, CASE, a cast) is not judged
         _ => true,
     }
+}
+
+/// Does the question name `name` (a column's or a table's)? A word of the name shares its first
+/// four letters with a word of the question, or a name written as one word holds it ("areas"
+/// names surfacearea); a short name also by its plural ("ages" names age). The question's words
+/// are compared as written.
+pub(crate) fn question_names(question: &str, name: &str) -> bool {
+    let words: Vec<&str> = question.split(|c: char| !c.is_alphanumeric()).filter(|w| !w.is_empty()).collect();
+    let stem = |w: &str| w.chars().take(4).collect::<String>();
+    name.to_lowercase().split(|c: char| !c.is_alphanumeric()).filter(|t| t.len() >= 2).any(|t| {
+        words.iter().any(|w| {
+            if t.len() < 4 || w.len() < 4 {
+                *w == t || w.strip_suffix('s').is_some_and(|s| s == t || s.strip_suffix('e') == Some(t))
+            } else {
+                stem(w) == stem(t) || t.contains(&stem(w))
+            }
+        })
+    })
 }
 
 /// Calls back with each column name an expression reads.
@@ -442,18 +453,28 @@ fn conditions(query: &Query, catalog: &Catalog, question: &str) -> Vec<Finding> 
     out
 }
 
+/// Joins the answer takes nothing from, when the data shows they change its rows.
+fn needless_joins(query: &Query, catalog: &Catalog, question: &str, observed: &Observed) -> Option<Finding> {
+    if observed.needless_join_differs != Some(true) {
+        return None;
+    }
+    needless_join::needless(query, catalog, question).map(|n| finding("needless_join", Severity::Repair, n.message()))
+}
+
 /// Every finding for `query`, given the question (for the `select` checker), the catalog, and what
 /// the caller read of the data ([`needs`]: stored layouts for `time`, NULLs for `null_order`).
 pub fn check(query: &Query, catalog: &Catalog, question: &str, observed: &Observed) -> Vec<Finding> {
     let mut out = Vec::new();
     let SetExpr::Select(select) = &*query.body else {
         // a set operation: what holds in every block
+        out.extend(needless_joins(query, catalog, question, observed));
         out.extend(conditions(query, catalog, question));
         out.extend(literals::check(&literal_comparisons(query, catalog), &observed.stored, question));
         return out;
     };
     // 1. joins
     check_joins(select, catalog, &mut out);
+    out.extend(needless_joins(query, catalog, question, observed));
     // 2. ORDER BY on one aggregated row
     let grouped = !matches!(&select.group_by, GroupByExpr::Expressions(k, _) if k.is_empty());
     let aggregated = select.projection.iter().any(|i| match i {
