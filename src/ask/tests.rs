@@ -594,6 +594,18 @@ fn a_join_the_answer_takes_nothing_from_is_removed_when_the_data_shows_it_change
     assert_eq!(e.chosen_sql, "SELECT c.name FROM customers AS c");
     assert_eq!(e.steps.iter().find(|s| s.stage == Stage::Fix).unwrap().data["fix"], json!("needless_join"));
     assert_eq!(model.requests.len(), 1, "no repair was asked of the model");
+    // the local model's other habit: the name taken from the joined table, which lacks it; the
+    // alias is fixed first (the query runs), then the join the answer no longer reads goes
+    let wrong = "SELECT T2.name FROM customers AS T1 JOIN orders AS T2 ON T1.customer_id = T2.customer_id";
+    let mut failing = ScriptedDb::bookshop()
+        .plan_fails("T2.name", "column t2.name does not exist")
+        .answer("SELECT T1.name FROM customers AS T1 JOIN orders", rows(&["name"], json!([["Ann"], ["Ann"], ["Bob"]])))
+        .answer("SELECT T1.name FROM customers AS T1", rows(&["name"], json!([["Ann"], ["Bob"], ["Cy"]])));
+    let mut model = ScriptedModel::new(vec![sql_reply(wrong)]);
+    let e = run(&mut failing, &mut model, "List the names of all customers.", json!({"probe": false})).unwrap();
+    assert_eq!(stages(&e)[5..], [("verify", "error"), ("fix", "ok"), ("fix", "ok"), ("chosen", "ok")]);
+    assert_eq!(e.chosen_sql, "SELECT T1.name FROM customers AS T1");
+    assert_eq!(model.requests.len(), 1, "no repair was asked of the model");
     // the question names the orders: the join is the filter it asks for
     let mut model = ScriptedModel::new(vec![sql_reply(joined)]);
     let e = run(&mut db(), &mut model, "List the names of customers who placed orders.", json!({"probe": false})).unwrap();
