@@ -9,7 +9,7 @@
 //! | `top_k` | "top k" asked, the query ranks (ORDER BY) but has no LIMIT | `LIMIT k` |
 //! | `nulls_last` | `null_order`: a nullable column ranked DESC holds NULLs, which PostgreSQL sorts first | `NULLS LAST` on the DESC keys without a NULLS clause |
 //! | `group_by` | PostgreSQL: a column "must appear in the GROUP BY clause" | the column added to the GROUP BY |
-//! | `needless_join` | a table joined in that the answer takes nothing from and the question does not name, whose join changes the rows (`check:needless_join`) | the join removed (leaf first, so a bridge to it goes too) |
+//! | `needless_join` | a table joined in that the answer takes nothing from and the question does not name, whose join changes the rows (`check:needless_join`), or in a query that fails to plan | the join removed (leaf first, so a bridge to it goes too) |
 //! | `fan_out` | a count a one-to-many join inflates, shown by the data (`check:fan_out`) | `COUNT(DISTINCT <key>)` of the counted table |
 //! | `columns` | a column the question does not ask for (`check:columns`: a ranking or HAVING key named only in the phrase that ranks, an identifier beside other columns of its table) | the column removed from the output (an ORDER BY that named it by its alias names the expression) |
 //! | `literal` | a text literal the column holds only in another case or with other spaces (`check:literal`) | the literal replaced by the one stored value it matches (from the stored values the verification read as the caller; `Verified::literal_fix`) |
@@ -95,7 +95,10 @@ pub fn propose(current: &Attempt, catalog: &Catalog, question: &str, constraints
     if violated("check:columns") {
         push("columns", drop_unasked(q, catalog, question));
     }
-    if violated("check:needless_join") {
+    // a join the answer takes nothing from: judged by the data when the query runs; when it
+    // fails, its removal is tried anyway (kept only if the query then runs: the failure was in
+    // the join, `ON T1.uid = T2.airline` where T2 has no such column)
+    if current.fails || violated("check:needless_join") {
         push(
             "needless_join",
             crate::checks::needless_join::needless(q, catalog, question).map(|n| {
@@ -326,7 +329,7 @@ mod tests {
             [("alias", "SELECT COUNT(T2.order_id) FROM customers AS T1 JOIN orders AS T2 ON T1.customer_id = T2.customer_id WHERE T1.city = 'Paris'".to_string())]
         );
         // a column in no table, or in two, is not guessed; nor inside a subquery's scope
-        let neither = attempt("SELECT T1.isbn FROM authors AS T1 JOIN books AS T2 ON T1.author_id = T2.author_id", &[], &["x"], true);
+        let neither = attempt("SELECT T1.isbn FROM authors AS T1 JOIN books AS T2 ON T1.author_id = T2.author_id WHERE T2.price > 3", &[], &["x"], true);
         assert!(fixes(&neither, "q").is_empty());
         let ambiguous = attempt("SELECT T2.name FROM authors AS T1 JOIN customers AS T2 ON true JOIN books AS T3 ON true", &[], &["x"], true);
         assert!(fixes(&ambiguous, "q").is_empty(), "name is in authors and customers");
@@ -334,6 +337,19 @@ mod tests {
         assert!(fixes(&nested, "q").is_empty());
         // a query that runs is never requalified
         assert!(fixes(&attempt(sql, &[], &["x"], false), "q").is_empty());
+    }
+
+    #[test]
+    fn a_join_the_answer_takes_nothing_from_is_removed_when_the_data_or_the_planner_speaks() {
+        let sql = "SELECT T1.name FROM authors AS T1 JOIN books AS T2 ON T1.author_id = T2.writer_id WHERE T1.country = 'Peru'";
+        let removed = [("needless_join", "SELECT T1.name FROM authors AS T1 WHERE T1.country = 'Peru'".to_string())];
+        // the join condition names a column books lacks: the query fails, the removal is tried
+        assert_eq!(fixes(&attempt(sql, &[], &["column t2.writer_id does not exist"], true), "Which authors are from Peru?"), removed);
+        // a query that runs: only when the data showed the join changes the rows
+        assert!(fixes(&attempt(sql, &["x"], &["x"], false), "Which authors are from Peru?").is_empty());
+        assert_eq!(fixes(&attempt(sql, &["check:needless_join"], &["x"], false), "Which authors are from Peru?"), removed);
+        // named by the question: the join stays
+        assert!(fixes(&attempt(sql, &["check:needless_join"], &["x"], false), "Which authors from Peru wrote books?").is_empty());
     }
 
     #[test]
