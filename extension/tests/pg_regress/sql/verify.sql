@@ -81,6 +81,15 @@ SELECT requirement, message FROM nl2sql_verify('Which customers do not have the 
     'SELECT customer_id FROM customers WHERE customer_id NOT IN (SELECT customer_id FROM customer_tags WHERE tag = ''vip'')') WHERE NOT satisfied;
 ROLLBACK;
 
+-- a table joined in that the answer takes nothing from: orders drops Chloé (no order) and repeats
+-- Ada (two orders); named by the question, or under a count, the join is not judged
+SELECT requirement, message FROM nl2sql_verify('List the names of all customers in Paris.',
+    'SELECT c.name FROM customers AS c JOIN orders AS o ON o.customer_id = c.customer_id WHERE c.city = ''Paris''') WHERE NOT satisfied;
+SELECT requirement, message FROM nl2sql_verify('List the names of customers in Paris who placed orders.',
+    'SELECT c.name FROM customers AS c JOIN orders AS o ON o.customer_id = c.customer_id WHERE c.city = ''Paris''') WHERE NOT satisfied;
+SELECT requirement, message FROM nl2sql_verify('How many purchases did each customer make?',
+    'SELECT c.name, count(*) FROM customers AS c JOIN orders AS o ON o.customer_id = c.customer_id GROUP BY c.name') WHERE NOT satisfied;
+
 -- one column of one row asked for two values: no row can meet it
 SELECT requirement, message FROM nl2sql_verify('How many customers live in both Paris and Lyon?',
     'SELECT count(*) FROM customers WHERE city = ''Paris'' AND city = ''Lyon''') WHERE NOT satisfied;
