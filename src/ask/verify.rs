@@ -21,6 +21,7 @@ use crate::constraints::{self, Constraint};
 use crate::effects::{Database, Executor, Model};
 use crate::error::Result;
 use crate::result::Outcome;
+use crate::select::answer::{Answer, RowSemantics};
 use crate::sql::check_query;
 use crate::trace::{Stage, Status};
 
@@ -84,12 +85,11 @@ fn observe<E: Executor + ?Sized>(db: &mut E, query: &Query, catalog: &Catalog, q
         }
     }
     if let Some(without) = needs.needless_join {
-        // the rows with the joins and without them, when both fit under the bound
+        // the rows with the joins and without them (as bags: duplicates count), when both fit
+        // under the bound
         let rows = |db: &mut E, sql: &str| match db.run(sql, NEEDLESS_JOIN_ROWS) {
             Ok(Outcome::Rows(r)) if r.truncated.is_none() && r.rows.len() < NEEDLESS_JOIN_ROWS => {
-                let mut rows: Vec<String> = r.rows.iter().map(|row| serde_json::to_string(row).unwrap_or_default()).collect();
-                rows.sort();
-                Some(rows)
+                Some(Answer::new(&r.rows, false, RowSemantics::Bag))
             }
             _ => None,
         };

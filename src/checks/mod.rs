@@ -135,28 +135,29 @@ fn finding(checker: &'static str, severity: Severity, message: String) -> Findin
 
 const AGGREGATES: &[&str] = &["count", "sum", "avg", "min", "max"];
 
-/// Does the expression call an aggregate (outside subqueries)?
+/// Does the expression call a (non-window) aggregate, anywhere in it, subqueries included?
 fn has_aggregate(e: &Expr) -> bool {
-    struct Agg(bool);
-    impl Visitor for Agg {
+    calls_function(e, |name, f| AGGREGATES.contains(&name) && f.over.is_none())
+}
+
+/// Does `node` call a function that `wanted` accepts (given its lower-case name), anywhere in it?
+fn calls_function(node: &impl Visit, wanted: impl Fn(&str, &sqlparser::ast::Function) -> bool) -> bool {
+    struct Calls<W>(W, bool);
+    impl<W: Fn(&str, &sqlparser::ast::Function) -> bool> Visitor for Calls<W> {
         type Break = ();
         fn pre_visit_expr(&mut self, e: &Expr) -> ControlFlow<()> {
             if let Expr::Function(f) = e {
-                let name = f.name.to_string().to_lowercase();
-                if AGGREGATES.contains(&name.as_str()) && f.over.is_none() {
-                    self.0 = true;
+                if (self.0)(&f.name.to_string().to_lowercase(), f) {
+                    self.1 = true;
                     return ControlFlow::Break(());
                 }
-            }
-            if matches!(e, Expr::Subquery(_) | Expr::Exists { .. } | Expr::InSubquery { .. }) {
-                return ControlFlow::Continue(()); // visited, but rarely matters; keep simple
             }
             ControlFlow::Continue(())
         }
     }
-    let mut v = Agg(false);
-    let _ = e.visit(&mut v);
-    v.0
+    let mut v = Calls(wanted, false);
+    let _ = node.visit(&mut v);
+    v.1
 }
 
 /// The tables in the outer query's FROM clause by qualifier (alias or name).

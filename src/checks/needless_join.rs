@@ -28,7 +28,7 @@ use sqlparser::ast::{
     BinaryOperator, Expr, JoinConstraint, JoinOperator, Query, Select, SelectItem, SetExpr, TableFactor, Visit, Visitor,
 };
 
-use super::{conjuncts, join_condition, question_names};
+use super::{calls_function, conjuncts, join_condition, question_names};
 use crate::catalog::{Catalog, Table};
 
 /// The query without its needless joins.
@@ -42,12 +42,10 @@ pub struct Needless {
 impl Needless {
     pub fn message(&self) -> String {
         let names = self.tables.iter().map(|t| format!("`{t}`")).collect::<Vec<_>>().join(", ");
+        let (is, it) = if self.tables.len() == 1 { ("is", "it") } else { ("are", "them") };
         format!(
-            "{names} {} joined, but the answer takes nothing from {} and the question does not name {}: on the data the join \
+            "{names} {is} joined, but the answer takes nothing from {it} and the question does not name {it}: on the data the join \
              drops the rows that have no match and repeats those with several; remove the join: {}",
-            if self.tables.len() == 1 { "is" } else { "are" },
-            if self.tables.len() == 1 { "it" } else { "them" },
-            if self.tables.len() == 1 { "it" } else { "them" },
             self.without
         )
     }
@@ -173,23 +171,8 @@ fn needless_one(select: &Select, order_by: &[Expr], catalog: &Catalog, question:
 
 /// Does the expression (or block) call COUNT, SUM or AVG, whose results depend on how many rows
 /// there are?
-fn counts_rows(e: &impl Visit) -> bool {
-    struct Counts(bool);
-    impl Visitor for Counts {
-        type Break = ();
-        fn pre_visit_expr(&mut self, e: &Expr) -> ControlFlow<()> {
-            if let Expr::Function(f) = e {
-                if ["count", "sum", "avg"].contains(&f.name.to_string().to_lowercase().as_str()) {
-                    self.0 = true;
-                    return ControlFlow::Break(());
-                }
-            }
-            ControlFlow::Continue(())
-        }
-    }
-    let mut c = Counts(false);
-    let _ = e.visit(&mut c);
-    c.0
+fn counts_rows(node: &impl Visit) -> bool {
+    calls_function(node, |name, _| ["count", "sum", "avg"].contains(&name))
 }
 
 /// The words of a table's name worth matching (three letters or more, not a linking word).
@@ -202,6 +185,11 @@ fn name_words(name: &str) -> Vec<String> {
         .collect()
 }
 
+/// The tables in scope that have a column of this name.
+fn holders<'s, 'c>(scope: &'s [InScope<'c>], column: &'s str) -> impl Iterator<Item = &'s InScope<'c>> {
+    scope.iter().filter(move |s| s.table.columns.iter().any(|col| col.name.eq_ignore_ascii_case(column)))
+}
+
 /// The qualifier of the table in scope a column reference belongs to: its qualifier when it has
 /// one in scope, else the one table in scope with a column of that name.
 fn qualifier_of(e: &Expr, scope: &[InScope]) -> Option<String> {
@@ -211,7 +199,7 @@ fn qualifier_of(e: &Expr, scope: &[InScope]) -> Option<String> {
             scope.iter().any(|s| s.qualifier == q).then_some(q)
         }
         Expr::Identifier(c) => {
-            let mut hits = scope.iter().filter(|s| s.table.columns.iter().any(|col| col.name.eq_ignore_ascii_case(&c.value)));
+            let mut hits = holders(scope, &c.value);
             let first = hits.next()?;
             hits.next().is_none().then(|| first.qualifier.clone())
         }
@@ -234,11 +222,7 @@ fn qualifiers_in(e: &impl Visit, scope: &[InScope]) -> BTreeSet<String> {
                 Expr::CompoundIdentifier(parts) if parts.len() >= 2 => {
                     self.out.insert(parts[parts.len() - 2].value.to_lowercase());
                 }
-                Expr::Identifier(c) => {
-                    for s in self.scope.iter().filter(|s| s.table.columns.iter().any(|col| col.name.eq_ignore_ascii_case(&c.value))) {
-                        self.out.insert(s.qualifier.clone());
-                    }
-                }
+                Expr::Identifier(c) => self.out.extend(holders(self.scope, &c.value).map(|s| s.qualifier.clone())),
                 _ => {}
             }
             ControlFlow::Continue(())
@@ -264,12 +248,8 @@ fn used_outside_joins(select: &Select, order_by: &[Expr], scope: &[InScope]) -> 
     for item in &select.projection {
         match item {
             SelectItem::Wildcard(_) => used.extend(scope.iter().map(|s| s.qualifier.clone())),
-            SelectItem::QualifiedWildcard(kind, _) => {
-                if let sqlparser::ast::SelectItemQualifiedWildcardKind::ObjectName(n) = kind {
-                    if let Some(last) = n.0.last().and_then(|p| p.as_ident()) {
-                        used.insert(last.value.to_lowercase());
-                    }
-                }
+            SelectItem::QualifiedWildcard(sqlparser::ast::SelectItemQualifiedWildcardKind::ObjectName(n), _) => {
+                used.extend(n.0.last().and_then(|p| p.as_ident()).map(|i| i.value.to_lowercase()));
             }
             _ => {}
         }
@@ -352,6 +332,7 @@ mod tests {
             "SELECT s.name FROM singer s JOIN singer_in_concert x ON x.singer_id = s.singer_id AND x.concert_id = 3",
             // SELECT *, a correlated subquery
             "SELECT * FROM singer s JOIN singer_in_concert x ON x.singer_id = s.singer_id",
+            "SELECT s.name, x.* FROM singer s JOIN singer_in_concert x ON x.singer_id = s.singer_id",
             "SELECT s.name FROM singer s JOIN singer_in_concert x ON x.singer_id = s.singer_id WHERE EXISTS (SELECT 1 FROM concert c WHERE c.concert_id = x.concert_id)",
             // counted rows: "the number of employees of each shop" counts the joined table's rows
             "SELECT s.name, count(*) FROM singer s JOIN singer_in_concert x ON x.singer_id = s.singer_id GROUP BY s.name",
