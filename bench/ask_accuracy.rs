@@ -73,9 +73,12 @@ struct Tally {
 
 /// One raw result line.
 #[allow(clippy::too_many_arguments)]
-fn record(out: &mut impl std::io::Write, q: &Value, config: &str, strict: bool, tie: bool, seconds: f64, sql: Option<&str>, error: Option<String>) {
+/// `run`: the run's id in the audit log (`nl2sql.runs`, `nl2sql.steps` of the benchmark cluster)
+/// and its model calls, when the call returned.
+fn record(out: &mut impl std::io::Write, q: &Value, config: &str, strict: bool, tie: bool, seconds: f64, sql: Option<&str>, error: Option<String>, run: Option<(i64, i64)>) {
     let line = serde_json::json!({"question_id": q["question_id"], "db": q["db_id"], "difficulty": q["difficulty"], "config": config,
-        "strict": strict, "tie": tie, "seconds": seconds, "sql": sql, "error": error});
+        "strict": strict, "tie": tie, "seconds": seconds, "sql": sql, "error": error,
+        "run_id": run.map(|r| r.0), "llm_calls": run.map(|r| r.1)});
     writeln!(out, "{line}").expect("write results");
     out.flush().expect("flush results");
 }
@@ -162,19 +165,21 @@ fn main() {
                     t.errors += 1;
                     println!("#{} {config}: error {e}", q["question_id"]);
                     paired.insert((q["question_id"].as_i64().unwrap_or(0), config), (false, seconds));
-                    record(&mut raw, q, config, false, false, seconds, None, Some(e.to_string()));
+                    record(&mut raw, q, config, false, false, seconds, None, Some(e.to_string()), None);
                     continue;
                 }
             };
+            let mut run = None;
             if let Ok(r) = client.query_one(
                 // the ask run and the nl2sql_select run a tournament started inside it
-                "SELECT sum(prompt_tokens)::bigint, sum(completion_tokens)::bigint, sum(llm_calls)::bigint FROM nl2sql.runs
+                "SELECT sum(prompt_tokens)::bigint, sum(completion_tokens)::bigint, sum(llm_calls)::bigint, min(run_id) FROM nl2sql.runs
                   WHERE run_id >= (SELECT max(run_id) FROM nl2sql.runs WHERE function <> 'nl2sql_select')",
                 &[],
             ) {
                 t.prompt_tokens += r.get::<_, i64>(0);
                 t.completion_tokens += r.get::<_, i64>(1);
                 t.llm_calls += r.get::<_, i64>(2);
+                run = Some((r.get::<_, i64>(3), r.get::<_, i64>(2)));
             }
             // the upper bound: any candidate a generator wrote, before verification and repair
             let generated: Vec<String> = client
@@ -204,7 +209,7 @@ fn main() {
             t.tie += tie as usize;
             level.1 += tie as usize;
             paired.insert((q["question_id"].as_i64().unwrap_or(0), config), (tie, seconds));
-            record(&mut raw, q, config, strict, tie, seconds, Some(&sql), None);
+            record(&mut raw, q, config, strict, tie, seconds, Some(&sql), None, run);
             println!("#{} {config} {} {:.1}s {}", q["question_id"], if tie { "ok " } else { "BAD" }, seconds, sql.replace('\n', " "));
         }
     }

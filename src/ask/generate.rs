@@ -65,7 +65,7 @@ impl<D: Database + ?Sized, M: Model + ?Sized> Ask<'_, '_, D, M> {
             let messages = prompts::probe(&self.schema.text, self.question.text, self.question.evidence, &self.grounding, rows);
             let reply = self.chat(messages, "probe_step", step_schema(), 300)?;
             let step = match extract_json(&reply.content).and_then(|v| parse_step(&v)) {
-                Ok(s) => s,
+                Ok(s) => s.about(&self.catalog),
                 Err(e) => {
                     return self.trace.step(Stage::Probe, Status::Error, format!("unusable probe step, probing stops: {e}"), None, json!({"answer": reply.content}));
                 }
@@ -93,6 +93,7 @@ impl<D: Database + ?Sized, M: Model + ?Sized> Ask<'_, '_, D, M> {
                     let obs = match outcome {
                         Err(refusal) => format!("REFUSED: {refusal}"),
                         Ok(outcome) => {
+                            self.grounding.confirm(&checked.query, &outcome);
                             let mut obs = observation(&outcome, rows);
                             if let Outcome::Failed(f) = &outcome {
                                 let hints = schema_hints(&sql, &self.catalog, &f.message);
@@ -111,6 +112,11 @@ impl<D: Database + ?Sized, M: Model + ?Sized> Ask<'_, '_, D, M> {
             let status = if obs.starts_with("columns") { Status::Ok } else { Status::Error };
             self.trace.step(Stage::Probe, status, obs.clone(), Some(sql), json!({"observation": obs, "value_mappings": step.value_mappings,
                             "relevant_columns": step.relevant_columns, "informative": informative}))?;
+            // what the gate wanted grounded is now in the data as the probes wrote it: asking the
+            // model again would buy a repeat of its last probe
+            if self.opts.probe_gate && !targets.is_empty() && to_ground(self.question.text, &self.constraints, &self.grounding, &self.catalog).is_empty() {
+                break StopReason::Grounded;
+            }
         };
         self.trace.step(Stage::Probe, Status::Done, format!("probing stopped: {}", json!(reason).as_str().unwrap_or("")), None,
                         json!({"reason": reason, "grounding": self.grounding, "to_ground": targets}))

@@ -1,10 +1,16 @@
 //! The probe loop (PV-SQL): the model asks bounded read-only queries to ground values and formats.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
+use std::ops::ControlFlow;
 
 use serde::Serialize;
 use serde_json::{json, Value};
 
+use sqlparser::ast::{visit_expressions, Expr, Query, Value as SqlValue};
+
+use super::prompts::{EXAMPLE_VALUE, EXAMPLE_WORDS};
+use crate::catalog::Catalog;
+use crate::checks::calls_aggregate;
 use crate::result::Outcome;
 
 /// The JSON schema of one probe step.
@@ -73,6 +79,28 @@ pub fn parse_step(v: &Value) -> Result<ProbeStep, String> {
     Ok(ProbeStep { probe_sql, relevant_columns, value_mappings })
 }
 
+impl ProbeStep {
+    /// The step with only what it says about this database: relevant columns that are columns of
+    /// its tables, and value mappings other than the prompt's own example (which a small model
+    /// copies; counted as learned, it kept the loop asking).
+    pub fn about(mut self, catalog: &Catalog) -> ProbeStep {
+        self.relevant_columns = std::mem::take(&mut self.relevant_columns)
+            .into_iter()
+            .filter_map(|(table, cols)| {
+                let (schema, name) = match table.rsplit_once('.') {
+                    Some((s, n)) => (Some(s.to_lowercase()), n.to_lowercase()),
+                    None => (None, table.to_lowercase()),
+                };
+                let t = catalog.resolve(schema.as_deref(), &name)?;
+                let cols: Vec<String> = cols.into_iter().filter(|c| t.column(&c.to_lowercase()).is_some()).collect();
+                (!cols.is_empty()).then_some((table, cols))
+            })
+            .collect();
+        self.value_mappings.retain(|k, v| k != EXAMPLE_WORDS && v != EXAMPLE_VALUE);
+        self
+    }
+}
+
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct ProbeRecord {
     pub sql: String,
@@ -85,6 +113,9 @@ pub struct Grounding {
     pub relevant_columns: BTreeMap<String, Vec<String>>,
     pub value_mappings: BTreeMap<String, String>,
     pub probes: Vec<ProbeRecord>,
+    /// Constants (lower case) that a probe compared with and found rows for: the data holds them
+    /// as the probe wrote them, so the question's words they spell are grounded.
+    pub confirmed: BTreeSet<String>,
 }
 
 impl Grounding {
@@ -116,6 +147,26 @@ impl Grounding {
         new
     }
 
+    /// A probe that returned rows confirms the constants it compared with (string literals, with
+    /// a pattern's wildcards taken off, and numbers). Not a probe that aggregates: a count returns
+    /// its row whether or not anything matched.
+    pub fn confirm(&mut self, probe: &Query, outcome: &Outcome) {
+        if matches!(outcome, Outcome::Rows(r) if !r.rows.is_empty()) && !calls_aggregate(probe) {
+            self.confirmed.extend(constants(probe));
+        }
+    }
+
+    /// Is a word of the question grounded: does a value mapping (from the value index or the model)
+    /// or a confirmed constant spell it? "Asian" is grounded by a stored "Asia".
+    pub fn grounds(&self, word: &str) -> bool {
+        let word = word.to_lowercase();
+        let spells = |value: &str| {
+            let value = value.to_lowercase();
+            value.contains(&word) || (value.chars().count() >= 4 && word.starts_with(&value) && word.chars().count() <= value.chars().count() + 2)
+        };
+        self.value_mappings.keys().any(|k| spells(k)) || self.confirmed.iter().any(|c| spells(c))
+    }
+
     /// Was this exact probe already run?
     pub fn already_ran(&self, sql: &str) -> bool {
         self.probes.iter().any(|p| p.sql == sql)
@@ -139,6 +190,28 @@ impl Grounding {
         }
         out.join("\n")
     }
+}
+
+/// The constants a query compares with, lower case: string literals (a LIKE pattern's `%` and `_`
+/// taken off) and numbers; not its outer LIMIT, ORDER BY or OFFSET.
+fn constants(query: &Query) -> BTreeSet<String> {
+    let mut out = BTreeSet::new();
+    let _ = visit_expressions(&*query.body, |e| {
+        if let Expr::Value(v) = e {
+            let text = match &v.value {
+                SqlValue::SingleQuotedString(s) | SqlValue::EscapedStringLiteral(s) | SqlValue::NationalStringLiteral(s) => {
+                    s.trim_matches(|c| c == '%' || c == '_').to_string()
+                }
+                SqlValue::Number(n, _) => n.to_string(),
+                _ => String::new(),
+            };
+            if !text.trim().is_empty() {
+                out.insert(text.trim().to_lowercase());
+            }
+        }
+        ControlFlow::<()>::Continue(())
+    });
+    out
 }
 
 /// A probe's result as the model will read it: columns and up to `max_rows` rows, or the error.
@@ -176,11 +249,8 @@ const NOT_VALUES: &[&str] = &[
 /// strings, years) and the capitalised words after the first (names: "Paris", "Nigeria") that
 /// are neither words of the schema's names nor already matched by the value index. Empty when
 /// there is nothing a probe could add.
-pub fn to_ground(question: &str, constraints: &[crate::constraints::Constraint], grounding: &Grounding, catalog: &crate::catalog::Catalog) -> Vec<String> {
-    let grounded = |w: &str| {
-        let w = w.to_lowercase();
-        grounding.value_mappings.keys().any(|k| k.to_lowercase().contains(&w))
-    };
+pub fn to_ground(question: &str, constraints: &[crate::constraints::Constraint], grounding: &Grounding, catalog: &Catalog) -> Vec<String> {
+    let grounded = |w: &str| grounding.grounds(w);
     let mut schema_words: std::collections::BTreeSet<String> = std::collections::BTreeSet::new();
     for t in &catalog.tables {
         schema_words.extend(t.name.name.to_lowercase().split('_').map(str::to_string));
@@ -222,6 +292,9 @@ pub enum StopReason {
     /// The model repeated a probe with nothing new learned: at temperature 0 the same prompt gets
     /// the same answer, so asking again is a call whose answer is already known.
     Repeated,
+    /// Every value the question names that the value index did not ground was found in the data
+    /// by a probe (see [`Grounding::confirm`]).
+    Grounded,
 }
 
 /// The loop's state: stop on "done", on two probes in a row without new information, or when
@@ -309,6 +382,46 @@ mod tests {
         assert!(!g.record("SELECT 1 AS a".into(), "columns a; rows [1] (1 rows)".into()));
         assert!(!g.record("SELECT a FROM t WHERE false".into(), "columns a; rows  (0 rows)".into()));
         assert!(g.to_prompt().contains("Value mappings (use these exact values): {\"x\":\"X\"}"));
+    }
+
+    #[test]
+    fn a_step_keeps_only_what_it_says_about_this_database() {
+        let catalog = crate::testing::bookshop();
+        let step = parse_step(&json!({"action": "probe", "probe_sql": "SELECT DISTINCT col FROM t WHERE col ILIKE '%word%'",
+            "relevant_columns": {"table": ["column"], "public.customers": ["city", "col"], "Authors": ["COUNTRY"], "ghost": ["name"]},
+            "value_mappings": {EXAMPLE_WORDS: EXAMPLE_VALUE, "Paris": "Paris", "x": EXAMPLE_VALUE}}))
+        .unwrap()
+        .about(&catalog);
+        assert_eq!(step.relevant_columns, [("Authors".to_string(), vec!["COUNTRY".to_string()]), ("public.customers".to_string(), vec!["city".to_string()])].into());
+        assert_eq!(step.value_mappings, [("Paris".to_string(), "Paris".to_string())].into());
+        // the prompt's example, copied whole, teaches nothing
+        let copied = parse_step(&json!({"action": "probe", "relevant_columns": {"table": ["column"]}, "value_mappings": {EXAMPLE_WORDS: EXAMPLE_VALUE}}))
+            .unwrap()
+            .about(&catalog);
+        assert!(!Grounding::default().merge(&copied));
+    }
+
+    #[test]
+    fn a_probe_that_finds_rows_confirms_the_constants_it_compared_with() {
+        let found = Outcome::Rows(ResultSet { columns: vec![ColumnInfo { name: "city".into(), type_name: "text".into() }], rows: vec![vec![json!("Paris")]], truncated: None, elapsed_ms: 1.0 });
+        let none = Outcome::Rows(ResultSet { columns: vec![], rows: vec![], truncated: None, elapsed_ms: 1.0 });
+        let query = |sql: &str| crate::sql::check_query(sql).unwrap().query;
+        let mut g = Grounding::default();
+        g.confirm(&query("SELECT DISTINCT city FROM customers WHERE city ILIKE '%Paris%' OR founded > 1999 ORDER BY 1 LIMIT 5"), &found);
+        assert_eq!(g.confirmed, ["1999".to_string(), "paris".to_string()].into(), "not the LIMIT");
+        assert!(g.grounds("Paris") && g.grounds("1999") && !g.grounds("5") && !g.grounds("Lyon"));
+        // no rows, or a count (which has its row whatever matched), confirm nothing
+        let mut g = Grounding::default();
+        g.confirm(&query("SELECT city FROM customers WHERE city = 'Lyon'"), &none);
+        g.confirm(&query("SELECT count(*) FROM customers WHERE city = 'Lyon'"), &found);
+        assert!(g.confirmed.is_empty() && !g.grounds("Lyon"));
+        // a stored value spells the question's word with at most two letters more: "Asian" is "Asia"
+        g.value_mappings.insert("Asia".into(), "public.country.continent = 'Asia'".into());
+        assert!(g.grounds("Asian") && g.grounds("asia") && !g.grounds("Asiatic"));
+        g.value_mappings.insert("Bali".into(), "x".into());
+        assert!(!g.grounds("Balinese"), "three letters more is another word");
+        g.value_mappings.insert("USA".into(), "x".into());
+        assert!(!g.grounds("USAF"), "a value under four letters only grounds itself");
     }
 
     #[test]

@@ -43,6 +43,11 @@ fn requirements(constraints: &[Constraint]) -> String {
     format!("\nRequirements taken from the question:\n{}", lines.join("\n"))
 }
 
+/// The placeholders of the probe prompt's example reply. A small model often copies the example;
+/// what it copies is no mapping (`ProbeStep::about` drops it).
+pub const EXAMPLE_WORDS: &str = "words in the question";
+pub const EXAMPLE_VALUE: &str = "exact value in the database";
+
 /// One step of the probe loop.
 pub fn probe(schema: &str, question: &str, evidence: Option<&str>, grounding: &Grounding, row_bound: usize) -> Vec<Message> {
     vec![
@@ -53,8 +58,8 @@ pub fn probe(schema: &str, question: &str, evidence: Option<&str>, grounding: &G
              (at most {row_bound} rows are shown). Do not repeat a probe shown above and do not write the final \
              query.\n\
              Reply in JSON: {{\"action\": \"probe\", \"probe_sql\": \"SELECT ...\", \"relevant_columns\": \
-             {{\"table\": [\"column\"]}}, \"value_mappings\": {{\"words in the question\": \"exact value in the \
-             database\"}}}}, or with \"action\": \"done\" when you know enough.",
+             {{\"table\": [\"column\"]}}, \"value_mappings\": {{\"{EXAMPLE_WORDS}\": \"{EXAMPLE_VALUE}\"}}}}, \
+             or with \"action\": \"done\" when you know enough.",
             question_block(question, evidence, grounding)
         )),
     ]

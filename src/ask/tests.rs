@@ -130,6 +130,49 @@ fn probing_is_skipped_when_the_question_names_nothing_to_ground() {
 }
 
 #[test]
+fn probing_stops_once_the_probes_found_what_the_question_names() {
+    let probe = |sql: &str| text_reply(&json!({"action": "probe", "probe_sql": sql}).to_string());
+    let answer = "SELECT count(*) FROM customers WHERE city = 'Paris'";
+    // the first probe finds no row; the second finds Paris as the probe wrote it: no third step
+    let mut db = ScriptedDb::bookshop()
+        .answer("'%paris%'", rows(&["city"], json!([])))
+        .answer("'%Paris%'", rows(&["city"], json!([["Paris"]])));
+    let mut model = ScriptedModel::new(vec![
+        probe("SELECT DISTINCT city FROM customers WHERE city LIKE '%paris%'"),
+        probe("SELECT DISTINCT city FROM customers WHERE city ILIKE '%Paris%'"),
+        sql_reply(answer),
+    ]);
+    let e = run(&mut db, &mut model, "How many customers live in Paris?", json!({})).unwrap();
+    assert_eq!(steps_of(&e, Stage::Probe), ["ok", "ok", "done"]);
+    let done = e.steps.iter().find(|s| s.stage == Stage::Probe && s.status.as_str() == "done").unwrap();
+    assert_eq!(done.data["reason"], json!("grounded"));
+    assert_eq!(done.data["grounding"]["confirmed"], json!(["paris"]));
+    assert_eq!(model.requests.len(), 3, "two probe steps and the generation");
+    assert_eq!(e.chosen_sql, answer);
+    // with the gate off there is no list of values to ground, and the loop asks on
+    let mut model = ScriptedModel::new(vec![probe("SELECT DISTINCT city FROM customers WHERE city ILIKE '%Paris%'"), text_reply(DONE), sql_reply(answer)]);
+    let e = run(&mut ScriptedDb::bookshop().answer("'%Paris%'", rows(&["city"], json!([["Paris"]]))), &mut model,
+                "How many customers live in Paris?", json!({"probe_gate": false})).unwrap();
+    assert_eq!(steps_of(&e, Stage::Probe), ["ok", "done"]);
+    assert_eq!(model.requests.len(), 3);
+}
+
+#[test]
+fn a_copied_example_is_no_news_and_its_repeat_ends_probing() {
+    // the model copies the prompt's example reply; repeating it teaches nothing, so the loop ends
+    let copied = || text_reply(&json!({"action": "probe", "probe_sql": "SELECT DISTINCT col FROM t WHERE col ILIKE '%word%'",
+        "relevant_columns": {"table": ["col"]}, "value_mappings": {"words in the question": "exact value in the database"}}).to_string());
+    let mut model = ScriptedModel::new(vec![copied(), copied(), sql_reply(COUNT)]);
+    let mut db = ScriptedDb::bookshop().answer("FROM t", failed("relation \"t\" does not exist"));
+    let e = run(&mut db, &mut model, "How many books are there?", json!({"probe_gate": false})).unwrap();
+    assert_eq!(steps_of(&e, Stage::Probe), ["error", "repeat", "done"]);
+    let done = e.steps.iter().find(|s| s.stage == Stage::Probe && s.status.as_str() == "done").unwrap();
+    assert_eq!(done.data["reason"], json!("repeated"));
+    assert_eq!(done.data["grounding"]["value_mappings"], json!({}));
+    assert_eq!(model.requests.len(), 3);
+}
+
+#[test]
 fn an_unusable_probe_step_stops_probing_not_the_run() {
     let (mut db, mut model) = (ScriptedDb::bookshop(), ScriptedModel::new(vec![text_reply(r#"{"action": "explode"}"#), sql_reply(COUNT)]));
     let e = run(&mut db, &mut model, "How many books are there?", json!({"probe_gate": false})).unwrap();

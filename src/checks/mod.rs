@@ -137,7 +137,12 @@ const AGGREGATES: &[&str] = &["count", "sum", "avg", "min", "max"];
 
 /// Does the expression call a (non-window) aggregate, anywhere in it, subqueries included?
 fn has_aggregate(e: &Expr) -> bool {
-    calls_function(e, |name, f| AGGREGATES.contains(&name) && f.over.is_none())
+    calls_aggregate(e)
+}
+
+/// Does `node` call an aggregate function (not as a window function), anywhere in it?
+pub(crate) fn calls_aggregate(node: &impl Visit) -> bool {
+    calls_function(node, |name, f| AGGREGATES.contains(&name) && f.over.is_none())
 }
 
 /// Does `node` call a function that `wanted` accepts (given its lower-case name), anywhere in it?
