@@ -13,6 +13,7 @@
 //! | `fan_out` | a count a one-to-many join inflates, shown by the data (`check:fan_out`) | `COUNT(DISTINCT <key>)` of the counted table |
 //! | `columns` | a column the question does not ask for (`check:columns`: a ranking or HAVING key named only in the phrase that ranks, an identifier beside other columns of its table) | the column removed from the output (an ORDER BY that named it by its alias names the expression) |
 //! | `literal` | a text literal the column holds only in another case or with other spaces (`check:literal`) | the literal replaced by the one stored value it matches (from the stored values the verification read as the caller; `Verified::literal_fix`) |
+//! | `both` | either of two values where the question asks for what has both, the data showing it matters (`check:both`) | the intersection of the query's block for each value |
 //! | `direction` | a superlative against the ranking direction (`check:direction`) | the first ORDER BY key's direction reversed, or MAX and MIN swapped |
 
 use std::collections::BTreeMap;
@@ -105,6 +106,13 @@ pub fn propose(current: &Attempt, catalog: &Catalog, question: &str, constraints
                 let what = format!("the join of {} removed: the answer takes nothing from it, and it dropped or repeated rows", n.tables.join(", "));
                 (n.without, what)
             }),
+        );
+    }
+    if violated("check:both") {
+        push(
+            "both",
+            crate::checks::both::either(q, question)
+                .map(|b| (b.intersect, format!("`{}` split into the rows with each value, intersected: the question asks for both", b.condition))),
         );
     }
     if violated("check:fan_out") {

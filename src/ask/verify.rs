@@ -87,22 +87,33 @@ fn observe<E: Executor + ?Sized>(db: &mut E, query: &Query, catalog: &Catalog, q
     if let Some(without) = needs.needless_join {
         // the rows with the joins and without them (as bags: duplicates count), when both fit
         // under the bound
-        let rows = |db: &mut E, sql: &str| match db.run(sql, NEEDLESS_JOIN_ROWS) {
-            Ok(Outcome::Rows(r)) if r.truncated.is_none() && r.rows.len() < NEEDLESS_JOIN_ROWS => {
-                Some(Answer::new(&r.rows, false, RowSemantics::Bag))
-            }
-            _ => None,
-        };
-        if let (Some(a), Some(b)) = (rows(db, &query.to_string()), rows(db, &without)) {
+        if let (Some(a), Some(b)) = (compared_rows(db, &query.to_string(), RowSemantics::Bag), compared_rows(db, &without, RowSemantics::Bag)) {
             read.push("rows with and without the joins the answer takes nothing from (needless_join)".into());
             observed.needless_join_differs = Some(a != b);
+        }
+    }
+    if let Some(intersect) = needs.both {
+        // the rows as written and those that have each of the two values (as sets: the
+        // intersection drops duplicates); an empty intersection says nothing has both
+        if let (Some(a), Some(b)) = (compared_rows(db, &query.to_string(), RowSemantics::Set), compared_rows(db, &intersect, RowSemantics::Set)) {
+            read.push("rows with either value and with both (both)".into());
+            observed.both_differs = Some(!b.is_empty() && a != b);
         }
     }
     (observed, read)
 }
 
-/// The most rows `needless_join` compares; a larger result is not judged.
-const NEEDLESS_JOIN_ROWS: usize = 5_000;
+/// The most rows `needless_join` and `both` compare; a larger result is not judged.
+const COMPARED_ROWS: usize = 5_000;
+
+/// A query's rows, run as the caller, for comparing with a rewrite of it; `None` when it fails or
+/// has too many rows to compare.
+fn compared_rows<E: Executor + ?Sized>(db: &mut E, sql: &str, semantics: RowSemantics) -> Option<Answer> {
+    match db.run(sql, COMPARED_ROWS) {
+        Ok(Outcome::Rows(r)) if r.truncated.is_none() && r.rows.len() < COMPARED_ROWS => Some(Answer::new(&r.rows, false, semantics)),
+        _ => None,
+    }
+}
 
 /// What the data says of each compared string literal, read as the caller: the stored values it
 /// matches ignoring case and spaces and, when none, the stored values like it (pg_trgm's

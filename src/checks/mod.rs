@@ -6,6 +6,7 @@
 //! |---|---|
 //! | `join` | `OR` or `IN` in a join condition; two tables joined on columns that are not their foreign key |
 //! | `needless_join` | a table joined in that the answer takes nothing from and the question does not name, when the data shows the join changes the rows ([`needless_join`]) |
+//! | `both` | "… in both 2014 and 2015" answered by `year IN ('2014', '2015')` (or an OR of the two): rows with either value, when the data shows the things that have both are others ([`both`]) |
 //! | `order_by` | `ORDER BY` on a query that aggregates into one row (no `GROUP BY`) |
 //! | `direction` | a superlative ("highest", "cheapest", "oldest", "most recent") against the direction of the `ORDER BY … LIMIT` or `MAX`/`MIN`, reading the column's kind ("oldest" is the earliest birth date) ([`direction`]) |
 //! | `shape` | "how many" answered with a row per group; "which …" answered with only a count ([`shape`]) |
@@ -34,6 +35,7 @@ use sqlparser::ast::{
 
 use crate::catalog::{Catalog, RelName};
 
+pub mod both;
 pub mod columns;
 pub mod contradiction;
 pub mod direction;
@@ -59,6 +61,10 @@ pub struct Observed {
     /// Whether the query's rows differ from those of the query without its needless joins
     /// (`needless_join`); `None`: not read, not judged.
     pub needless_join_differs: Option<bool>,
+    /// Whether the query's rows differ from the intersection of the rows for each of the two
+    /// values the question wants both of, and that intersection has rows (`both`); `None`: not
+    /// read, not judged.
+    pub both_differs: Option<bool>,
     /// What was read of each column compared with a string literal (`literal`): the stored
     /// values it matches ignoring case and spaces, and when none, values like it and other
     /// columns that hold it; a comparison not here is not judged.
@@ -76,6 +82,9 @@ pub struct Needs {
     pub fan_out: Option<String>,
     /// Joins the answer takes nothing from: the query without them, to compare rows with.
     pub needless_join: Option<String>,
+    /// A condition taking either of two values the question wants both of: the query as the
+    /// intersection of the rows for each, to compare rows with.
+    pub both: Option<String>,
     /// Columns compared with string literals: the stored values each literal matches.
     pub literals: Vec<literals::Literal>,
 }
@@ -87,6 +96,7 @@ pub fn needs(query: &Query, catalog: &Catalog, question: &str) -> Needs {
         nulls: desc_nullable_keys(query, catalog).into_iter().map(|(rel, col, _)| (rel, col)).collect(),
         fan_out: shape::fan_out(query, catalog, question).map(|f| f.distinct.to_string()),
         needless_join: needless_join::needless(query, catalog, question).map(|n| n.without.to_string()),
+        both: both::either(query, question).map(|b| b.intersect.to_string()),
         literals: literal_comparisons(query, catalog),
     }
 }
@@ -481,6 +491,9 @@ pub fn check(query: &Query, catalog: &Catalog, question: &str, observed: &Observ
     // 1. joins
     check_joins(select, catalog, &mut out);
     out.extend(needless_joins(query, catalog, question, observed));
+    if observed.both_differs == Some(true) {
+        out.extend(both::either(query, question).map(|b| finding("both", Severity::Repair, b.message())));
+    }
     // 2. ORDER BY on one aggregated row
     let grouped = !matches!(&select.group_by, GroupByExpr::Expressions(k, _) if k.is_empty());
     let aggregated = select.projection.iter().any(|i| match i {
