@@ -704,3 +704,29 @@ fn a_column_the_question_does_not_ask_for_is_dropped() {
     // the nullable ranking key gets NULLS LAST too (a second fix)
     assert_eq!(e.chosen_sql, "SELECT title FROM books ORDER BY price DESC NULLS LAST LIMIT 1");
 }
+
+#[test]
+fn either_of_two_values_where_the_question_asks_for_both_is_fixed_to_their_intersection() {
+    let either = "SELECT a.name FROM authors AS a JOIN books AS b ON b.author_id = a.author_id WHERE b.title IN ('Dune', 'Emma')";
+    let both = "SELECT a.name FROM authors AS a JOIN books AS b ON b.author_id = a.author_id WHERE b.title = 'Dune' \
+                INTERSECT SELECT a.name FROM authors AS a JOIN books AS b ON b.author_id = a.author_id WHERE b.title = 'Emma'";
+    // on the data: Ann wrote both, Bob only Dune
+    let db = |intersection: Value| {
+        ScriptedDb::bookshop()
+            .answer("INTERSECT", rows(&["name"], intersection))
+            .answer("SELECT a.name FROM authors AS a JOIN books", rows(&["name"], json!([["Ann"], ["Bob"]])))
+    };
+    let question = "Which authors wrote both 'Dune' and 'Emma'?";
+    let mut model = ScriptedModel::new(vec![sql_reply(either)]);
+    let e = run(&mut db(json!([["Ann"]])), &mut model, question, json!({"probe": false})).unwrap();
+    assert_eq!(stages(&e)[5..], [("verify", "violations"), ("fix", "ok"), ("chosen", "ok")]);
+    assert!(e.steps[5].data["problems"][0].as_str().unwrap().contains("keeps every row with either"), "{}", e.steps[5].data);
+    assert_eq!(e.chosen_sql, both);
+    assert_eq!(e.steps.iter().find(|s| s.stage == Stage::Fix).unwrap().data["fix"], json!("both"));
+    assert_eq!(model.requests.len(), 1, "no repair was asked of the model");
+    // nobody wrote both: the question can only mean either, and the query stands
+    let mut model = ScriptedModel::new(vec![sql_reply(either)]);
+    let e = run(&mut db(json!([])), &mut model, question, json!({"probe": false})).unwrap();
+    assert_eq!(stages(&e)[5..], [("verify", "ok"), ("chosen", "ok")], "{}", e.steps[5].data);
+    assert_eq!(e.chosen_sql, either);
+}

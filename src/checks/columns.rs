@@ -203,7 +203,9 @@ pub fn asked_attributes(question: &str) -> Option<Vec<String>> {
         let mut span = Vec::new();
         for token in rest.as_str().split_whitespace() {
             let word = token.trim_matches(|c: char| !c.is_alphanumeric());
-            if REQUEST_END.contains(&word) {
+            // "both" after the request's first word joins what a verb of the clause takes ("which
+            // authors wrote both Dune and Emma"), not the things asked ("list both the id and the name")
+            if REQUEST_END.contains(&word) || (word == "both" && !span.is_empty()) {
                 break;
             }
             span.push(token);
@@ -281,6 +283,8 @@ mod tests {
         assert_eq!(n("What are the names of the stadiums with capacity between 5000 and 10000?"), None);
         assert_eq!(n("How many singers and songs are there?"), None);
         assert_eq!(n("Show the name of singers older than 40 and younger than 60"), None);
+        assert_eq!(n("Which authors wrote both 'Dune' and 'Emma'?"), None);
+        assert_eq!(n("What are the names of people who own both a car and a bike?"), None);
     }
 
     fn columns(sql: &str, q: &str) -> Vec<String> {

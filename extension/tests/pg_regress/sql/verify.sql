@@ -90,6 +90,19 @@ SELECT requirement, message FROM nl2sql_verify('List the names of customers in P
 SELECT requirement, message FROM nl2sql_verify('How many purchases did each customer make?',
     'SELECT c.name, count(*) FROM customers AS c JOIN orders AS o ON o.customer_id = c.customer_id GROUP BY c.name') WHERE NOT satisfied;
 
+-- "both" answered by IN: Ada has both tags, Bruno one; the intersection is the answer. Cities are
+-- one per customer, so nobody lives in both: there the question means either, and IN stands
+BEGIN;
+CREATE TABLE customer_tags (customer_id int REFERENCES customers, tag text, PRIMARY KEY (customer_id, tag));
+INSERT INTO customer_tags VALUES (1, 'vip'), (1, 'late'), (2, 'late');
+SELECT requirement, message FROM nl2sql_verify('Which customers have both the tags vip and late?',
+    'SELECT customer_id FROM customer_tags WHERE tag IN (''vip'', ''late'')') WHERE NOT satisfied;
+SELECT requirement, message FROM nl2sql_verify('Which customers have both the tags vip and late?',
+    'SELECT customer_id FROM customer_tags WHERE tag = ''vip'' INTERSECT SELECT customer_id FROM customer_tags WHERE tag = ''late''') WHERE NOT satisfied;
+SELECT requirement, message FROM nl2sql_verify('List the customers of both Paris and Lyon.',
+    'SELECT name FROM customers WHERE city IN (''Paris'', ''Lyon'')') WHERE NOT satisfied;
+ROLLBACK;
+
 -- one column of one row asked for two values: no row can meet it
 SELECT requirement, message FROM nl2sql_verify('How many customers live in both Paris and Lyon?',
     'SELECT count(*) FROM customers WHERE city = ''Paris'' AND city = ''Lyon''') WHERE NOT satisfied;
