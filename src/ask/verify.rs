@@ -47,8 +47,9 @@ pub fn run_checkers<E: Executor + ?Sized>(db: &mut E, query: &Query, catalog: &C
 /// (a column the caller cannot read is not in their catalog, so never judged): `time` a few
 /// distinct values of each text column compared with a date, `null_order` whether a nullable
 /// column ranked DESC holds any NULL, `literal` the stored values a compared text literal matches
-/// ignoring case, `fan_out` the count both as written and of distinct keys. Returns what was
-/// observed and, in words, what was read.
+/// ignoring case, `fan_out` the count both as written and of distinct keys, `needless_join` the
+/// rows with and without the joins the answer takes nothing from, `both` the rows with either value
+/// and with both. Returns what was observed and, in words, what was read.
 fn observe<E: Executor + ?Sized>(db: &mut E, query: &Query, catalog: &Catalog, question: &str) -> (Observed, Vec<String>) {
     let needs = checks::needs(query, catalog, question);
     let mut observed = Observed::default();
