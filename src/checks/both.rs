@@ -13,9 +13,9 @@
 //! means of a column with one value per thing: the question then asks for either, and the
 //! query's reading stands. The fix is the intersection.
 
-use sqlparser::ast::{BinaryOperator, Expr, GroupByExpr, Query, Select, SelectItem, SetExpr, SetOperator, SetQuantifier, Value};
+use sqlparser::ast::{BinaryOperator, Expr, Query, Select, SetExpr, SetOperator, SetQuantifier, Value};
 
-use super::{calls_aggregate, conjuncts, terms};
+use super::{conjuncts, grouped, projects_aggregate, terms};
 
 /// A condition that accepts either of two values where the question asks for both.
 #[derive(Debug, Clone, PartialEq)]
@@ -50,17 +50,14 @@ pub fn either(query: &Query, question: &str) -> Option<Both> {
         if !values.iter().all(|v| names(&asked, v)) {
             return None;
         }
-        let arms: Vec<Box<Select>> = values
-            .iter()
-            .map(|v| {
-                let mut arm = select.clone();
-                let equal = Expr::BinaryOp { left: Box::new(column.clone()), op: BinaryOperator::Eq, right: Box::new(Expr::value(v.clone())) };
-                replace(arm.selection.as_mut().expect("a WHERE"), c, &equal);
-                arm
-            })
-            .collect();
-        let mut arms = arms.into_iter();
-        let (left, right) = (arms.next()?, arms.next()?);
+        // the block with the condition narrowed to one value
+        let arm = |v: &Value| {
+            let mut arm = select.clone();
+            let equal = Expr::BinaryOp { left: Box::new(column.clone()), op: BinaryOperator::Eq, right: Box::new(Expr::value(v.clone())) };
+            replace(arm.selection.as_mut().expect("a WHERE"), c, &equal);
+            arm
+        };
+        let (left, right) = (arm(&values[0]), arm(&values[1]));
         let mut intersect = query.clone();
         intersect.body = Box::new(SetExpr::SetOperation {
             left: Box::new(SetExpr::Select(left)),
@@ -74,23 +71,22 @@ pub fn either(query: &Query, question: &str) -> Option<Both> {
 
 /// A block whose rows are things, not groups or aggregates.
 fn plain(select: &Select) -> bool {
-    let grouped = !matches!(&select.group_by, GroupByExpr::Expressions(k, _) if k.is_empty());
-    let aggregated = select.projection.iter().any(|i| match i {
-        SelectItem::UnnamedExpr(e) | SelectItem::ExprWithAlias { expr: e, .. } => calls_aggregate(e),
-        _ => false,
-    });
-    !grouped && !aggregated && select.having.is_none()
+    !grouped(select) && !projects_aggregate(select) && select.having.is_none()
+}
+
+/// Where `word` first stands in `text` as a word of its own (not inside a longer word).
+fn word_at(text: &str, word: &str) -> Option<usize> {
+    text.match_indices(word).map(|(i, _)| i).find(|&i| {
+        let before = text[..i].chars().next_back();
+        let after = text[i + word.len()..].chars().next();
+        !before.is_some_and(char::is_alphanumeric) && !after.is_some_and(char::is_alphanumeric)
+    })
 }
 
 /// The question after its first "both", lower case; `None` without one.
 fn after_both(question: &str) -> Option<String> {
     let lower = question.to_lowercase();
-    let at = lower.match_indices("both").find(|(i, _)| {
-        let before = lower[..*i].chars().next_back();
-        let after = lower[i + 4..].chars().next();
-        !before.is_some_and(char::is_alphanumeric) && !after.is_some_and(char::is_alphanumeric)
-    })?;
-    Some(lower[at.0 + 4..].to_string())
+    word_at(&lower, "both").map(|at| lower[at + "both".len()..].to_string())
 }
 
 /// Does the text name the constant as a word (or words) of its own?
@@ -100,12 +96,7 @@ fn names(text: &str, value: &Value) -> bool {
         Value::Number(n, _) => n.to_string(),
         _ => return false,
     };
-    !v.is_empty()
-        && text.match_indices(&v).any(|(i, _)| {
-            let before = text[..i].chars().next_back();
-            let after = text[i + v.len()..].chars().next();
-            !before.is_some_and(char::is_alphanumeric) && !after.is_some_and(char::is_alphanumeric)
-        })
+    !v.is_empty() && word_at(text, &v).is_some()
 }
 
 /// `col IN (a, b)` or `col = a OR col = b` (constants, one column): the column and the two values.

@@ -6,7 +6,7 @@
 
 use std::ops::ControlFlow;
 
-use sqlparser::ast::{Expr, GroupByExpr, Ident, Query, Select, SelectItem, SetExpr, TableFactor, Visit, VisitMut, Visitor, VisitorMut};
+use sqlparser::ast::{Expr, Ident, Query, Select, SelectItem, SetExpr, TableFactor, Visit, VisitMut, Visitor, VisitorMut};
 
 use super::{conjuncts, each_select, finding, Finding, Severity};
 
@@ -62,7 +62,7 @@ fn single_table(select: &Select) -> Option<String> {
 /// conditions normalised).
 fn extreme_subquery(q: &Query) -> Option<(String, String, Vec<String>)> {
     let SetExpr::Select(s) = q.body.as_ref() else { return None };
-    if !matches!(&s.group_by, GroupByExpr::Expressions(k, _) if k.is_empty()) || s.having.is_some() || s.projection.len() != 1 {
+    if super::grouped(s) || s.having.is_some() || s.projection.len() != 1 {
         return None;
     }
     let SelectItem::UnnamedExpr(Expr::Function(f)) = &s.projection[0] else { return None };

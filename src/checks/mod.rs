@@ -150,6 +150,19 @@ fn has_aggregate(e: &Expr) -> bool {
     calls_aggregate(e)
 }
 
+/// Does the block group its rows (a GROUP BY with keys, or a grouping set)?
+pub(crate) fn grouped(select: &Select) -> bool {
+    !matches!(&select.group_by, GroupByExpr::Expressions(k, _) if k.is_empty())
+}
+
+/// Does an output column of the block aggregate?
+fn projects_aggregate(select: &Select) -> bool {
+    select.projection.iter().any(|i| match i {
+        SelectItem::UnnamedExpr(e) | SelectItem::ExprWithAlias { expr: e, .. } => has_aggregate(e),
+        _ => false,
+    })
+}
+
 /// Does `node` call an aggregate function (not as a window function), anywhere in it?
 pub(crate) fn calls_aggregate(node: &impl Visit) -> bool {
     calls_function(node, |name, f| AGGREGATES.contains(&name) && f.over.is_none())
@@ -495,11 +508,8 @@ pub fn check(query: &Query, catalog: &Catalog, question: &str, observed: &Observ
         out.extend(both::either(query, question).map(|b| finding("both", Severity::Repair, b.message())));
     }
     // 2. ORDER BY on one aggregated row
-    let grouped = !matches!(&select.group_by, GroupByExpr::Expressions(k, _) if k.is_empty());
-    let aggregated = select.projection.iter().any(|i| match i {
-        SelectItem::UnnamedExpr(e) | SelectItem::ExprWithAlias { expr: e, .. } => has_aggregate(e),
-        _ => false,
-    });
+    let grouped = grouped(select);
+    let aggregated = projects_aggregate(select);
     let order_items: Vec<&sqlparser::ast::OrderByExpr> = match query.order_by.as_ref().map(|o| &o.kind) {
         Some(OrderByKind::Expressions(items)) => items.iter().collect(),
         _ => vec![],

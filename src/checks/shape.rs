@@ -17,7 +17,7 @@
 use std::sync::LazyLock;
 
 use regex::Regex;
-use sqlparser::ast::{Expr, FunctionArg, FunctionArgExpr, FunctionArguments, GroupByExpr, Query, SelectItem, SetExpr, SetOperator};
+use sqlparser::ast::{Expr, FunctionArg, FunctionArgExpr, FunctionArguments, Query, SelectItem, SetExpr, SetOperator};
 
 use super::{finding, scope, Finding, Severity};
 use crate::catalog::{Catalog, Table};
@@ -55,7 +55,7 @@ fn outputs(query: &Query) -> Vec<&Expr> {
 pub fn shape(query: &Query, question: &str) -> Option<Finding> {
     let q = question.to_lowercase();
     let SetExpr::Select(select) = query.body.as_ref() else { return None };
-    let grouped = !matches!(&select.group_by, GroupByExpr::Expressions(k, _) if k.is_empty());
+    let grouped = super::grouped(select);
     let limited = query.limit_clause.is_some() || query.fetch.is_some();
     if HOW_MANY.is_match(&q) && !GROUP_WORDS.is_match(&q) && grouped && !limited {
         return Some(finding(
@@ -81,7 +81,7 @@ pub fn shape(query: &Query, question: &str) -> Option<Finding> {
 /// Does a block aggregate all its rows into one (aggregates only, no GROUP BY)?
 fn one_aggregated_row(body: &SetExpr) -> bool {
     let SetExpr::Select(s) = body else { return false };
-    matches!(&s.group_by, GroupByExpr::Expressions(k, _) if k.is_empty())
+    !super::grouped(s)
         && !s.projection.is_empty()
         && s.projection.iter().all(|i| match i {
             SelectItem::UnnamedExpr(e) | SelectItem::ExprWithAlias { expr: e, .. } => super::has_aggregate(e),
@@ -145,7 +145,7 @@ pub fn fan_out(query: &Query, catalog: &Catalog, question: &str) -> Option<FanOu
     // one-to-many: another table in scope references the counted one
     let fans = tables.iter().any(|(_, t)| t.name != counted.name && catalog.foreign_keys.iter().any(|fk| fk.from == t.name && fk.to == counted.name));
     let SetExpr::Select(select) = query.body.as_ref() else { return None };
-    let grouped = !matches!(&select.group_by, GroupByExpr::Expressions(k, _) if k.is_empty());
+    let grouped = super::grouped(select);
     if !fans || grouped || counted.primary_key.len() != 1 || select.projection.len() != 1 {
         return None;
     }
