@@ -2,7 +2,7 @@
 //!
 //!     cargo run --release --example constraint_precision -- [DATA_DIR] [--list]
 //!
-//! DATA_DIR defaults to ../shared/data. For Spider dev (gold_pg, PostgreSQL dialect) and BIRD dev
+//! DATA_DIR defaults to ../shared/data. For Spider train (the tuning set) and Spider dev (gold_pg, PostgreSQL dialect) and BIRD dev
 //! (gold_sql, SQLite dialect, question + evidence) it prints coverage (share of questions with at
 //! least one constraint, and per type), precision (share of questions with constraints whose gold
 //! SQL satisfies all of them; and per constraint), and with --list every false positive.
@@ -84,6 +84,7 @@ fn main() {
         serde_json::from_str(&text).expect("questions are a JSON array")
     };
     let reports = [
+        run("spider_train", &load("spider_train/questions.json"), "gold_pg", SqlDialect::Postgres),
         run("spider", &load("spider/questions.json"), "gold_pg", SqlDialect::Postgres),
         run("bird", &load("bird_dev/questions.json"), "gold_sql", SqlDialect::Sqlite),
     ];

@@ -38,7 +38,7 @@ use nl2sql_core::select::separate::{tid_array, Report, Rows, Workspace};
 use nl2sql_core::sql::{check_query, Refusal};
 use postgres::{Client, SimpleQueryMessage};
 use serde_json::{json, Value};
-use spider::{connect, pct, rows, same, within, without_limit};
+use spider::{connect, pct, rows, Gold};
 use sqlparser::ast::{Ident, ObjectName};
 
 // --- the client-side database (c) ---------------------------------------------------------------
@@ -254,8 +254,7 @@ fn main() {
         });
         let gold_sql = q["gold_pg"].as_str().unwrap();
         let ordered = q["order_sensitive"] == Value::Bool(true);
-        let gold = rows(client, gold_sql).expect("gold runs");
-        let pool = without_limit(gold_sql).and_then(|s| rows(client, &s).ok());
+        let gold = Gold::load(client, gold_sql, ordered).expect("gold runs");
         let sqls: Vec<String> =
             item["candidates"].as_array().unwrap().iter().map(|c| c["sql"].as_str().unwrap_or("").to_string()).collect();
         // each candidate once: its rows, its correctness, its normal form
@@ -264,9 +263,7 @@ fn main() {
         for sql in &sqls {
             match rows(client, sql) {
                 Ok(pred) => {
-                    let strict = same(&pred, &gold, ordered);
-                    let tie = strict || pool.as_ref().is_some_and(|p| pred.len() == gold.len() && within(&pred, p));
-                    correct.push((strict, tie));
+                    correct.push((gold.strict(&pred), gold.tie_tolerant(&pred)));
                     let orders = check_query(sql).map(|c| c.query.order_by.is_some()).unwrap_or(false);
                     answers.push(Some(Answer::new(&pred, orders, RowSemantics::Set)));
                 }

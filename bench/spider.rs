@@ -85,31 +85,134 @@ pub fn same(pred: &[Vec<Value>], gold: &[Vec<Value>], ordered: bool) -> bool {
     })
 }
 
-/// Every predicted row among the gold's rows without its LIMIT (as a multiset).
-pub fn within(pred: &[Vec<Value>], pool: &[Vec<Value>]) -> bool {
-    let width = pool.first().map_or(0, Vec::len);
-    if pred.first().map_or(0, Vec::len) != width {
-        return false;
-    }
-    permutations(width).iter().any(|perm| {
-        let mut counts: BTreeMap<Vec<String>, i64> = BTreeMap::new();
-        for r in project(pool, &(0..width).collect::<Vec<_>>()) {
-            *counts.entry(r).or_default() += 1;
-        }
-        project(pred, perm).into_iter().all(|r| {
-            let c = counts.entry(r).or_default();
-            *c -= 1;
-            *c >= 0
-        })
-    })
+/// A gold query's answer, for scoring: its rows, whether its order matters, and where its
+/// `ORDER BY … LIMIT k` ties at the boundary, the rows that may stand in for each other.
+pub struct Gold {
+    pub rows: Vec<Vec<Value>>,
+    pub ordered: bool,
+    pub ties: Option<Ties>,
 }
 
-/// The gold without its outermost LIMIT, if it has one (on the AST).
-pub fn without_limit(sql: &str) -> Option<String> {
+/// The tie at a gold's LIMIT boundary: with its rows in order and the sort keys projected, the
+/// rows before the boundary key are required, and the boundary key's rows (inside and outside the
+/// LIMIT) are interchangeable. `None` on a gold whose k-th and (k+1)-th rows differ in key.
+pub struct Ties {
+    pub required: Vec<Vec<Value>>,
+    pub pool: Vec<Vec<Value>>,
+    pub k: usize,
+}
+
+impl Gold {
+    /// Run the gold and, when it ends in ORDER BY … LIMIT k, the same without its LIMIT and with
+    /// its sort keys projected (on the syntax tree), to find ties at the boundary.
+    pub fn load(client: &mut Client, sql: &str, ordered: bool) -> Result<Gold, String> {
+        let rows = rows(client, sql)?;
+        let ties = keyed(sql).and_then(|(keyed_sql, width, keys, k)| {
+            let all = self::rows(client, &keyed_sql).ok()?;
+            ties_of(&all, width, &keys, k)
+        });
+        Ok(Gold { rows, ordered, ties })
+    }
+
+    /// Strictly right: the same rows (in order when the gold orders its output).
+    pub fn strict(&self, pred: &[Vec<Value>]) -> bool {
+        same(pred, &self.rows, self.ordered)
+    }
+
+    /// Right up to ties at the gold's LIMIT boundary: as many rows, every required row, the rest
+    /// from the rows whose sort key equals the boundary key (any column order). Without such a
+    /// tie, strict.
+    pub fn tie_tolerant(&self, pred: &[Vec<Value>]) -> bool {
+        if self.strict(pred) {
+            return true;
+        }
+        let Some(t) = &self.ties else { return false };
+        let width = self.rows.first().map_or(0, Vec::len);
+        if pred.len() != t.k || pred.first().map_or(0, Vec::len) != width {
+            return false;
+        }
+        permutations(width).iter().any(|perm| {
+            let p = project(pred, perm);
+            let mut required: BTreeMap<Vec<String>, i64> = BTreeMap::new();
+            for r in project(&t.required, &(0..width).collect::<Vec<_>>()) {
+                *required.entry(r).or_default() += 1;
+            }
+            let mut pool: BTreeMap<Vec<String>, i64> = BTreeMap::new();
+            for r in project(&t.pool, &(0..width).collect::<Vec<_>>()) {
+                *pool.entry(r).or_default() += 1;
+            }
+            // ordered: the required rows come first, as a block
+            let head = if self.ordered { t.required.len() } else { 0 };
+            p.iter().enumerate().all(|(i, r)| {
+                if let Some(c) = required.get_mut(r).filter(|c| **c > 0) {
+                    *c -= 1;
+                    return true;
+                }
+                if i < head {
+                    return false;
+                }
+                pool.get_mut(r).filter(|c| **c > 0).map(|c| *c -= 1).is_some()
+            }) && required.values().all(|c| *c == 0)
+        })
+    }
+}
+
+/// The gold rewritten to find its ties: (SQL without the outer LIMIT and with the ORDER BY keys
+/// appended to the output, the gold's own width, the positions of the keys in that output, k).
+/// Only for one SELECT block ordered by expressions, with a LIMIT and no OFFSET.
+fn keyed(sql: &str) -> Option<(String, usize, Vec<usize>, usize)> {
+    use sqlparser::ast::{Expr, LimitClause, OrderByKind, SelectItem, SetExpr, Statement, Value as V};
     let mut stmts = Parser::parse_sql(&PostgreSqlDialect {}, sql).ok()?;
-    let sqlparser::ast::Statement::Query(q) = stmts.get_mut(0)? else { return None };
-    q.limit_clause.take()?;
-    Some(q.to_string())
+    let Statement::Query(q) = stmts.get_mut(0)? else { return None };
+    let Some(LimitClause::LimitOffset { limit: Some(Expr::Value(v)), offset: None, .. }) = &q.limit_clause else { return None };
+    let V::Number(k, _) = &v.value else { return None };
+    let k: usize = k.parse().ok()?;
+    let Some(OrderByKind::Expressions(items)) = q.order_by.as_ref().map(|o| &o.kind) else { return None };
+    let items: Vec<Expr> = items.iter().map(|o| o.expr.clone()).collect();
+    let SetExpr::Select(select) = q.body.as_mut() else { return None };
+    if select.projection.iter().any(|i| !matches!(i, SelectItem::UnnamedExpr(_) | SelectItem::ExprWithAlias { .. })) {
+        return None;
+    }
+    let width = select.projection.len();
+    let mut keys = Vec::new();
+    for e in items {
+        // ORDER BY 2, or ORDER BY an output alias: that output column
+        let position = match &e {
+            Expr::Value(v) => match &v.value {
+                V::Number(n, _) => Some(n.parse::<usize>().ok()?.checked_sub(1)?),
+                _ => None,
+            },
+            Expr::Identifier(i) => select.projection.iter().position(|p| matches!(p, SelectItem::ExprWithAlias { alias, .. } if alias.value.eq_ignore_ascii_case(&i.value))),
+            _ => None,
+        };
+        match position {
+            Some(p) => keys.push(p),
+            None => {
+                keys.push(select.projection.len());
+                select.projection.push(SelectItem::UnnamedExpr(e));
+            }
+        }
+    }
+    q.limit_clause = None;
+    Some((q.to_string(), width, keys, k))
+}
+
+/// The tie at the boundary of the first `k` of `all` (ordered rows with their keys at `keys`).
+fn ties_of(all: &[Vec<Value>], width: usize, keys: &[usize], k: usize) -> Option<Ties> {
+    if k == 0 || all.len() <= k {
+        return None;
+    }
+    let key_of = |r: &Vec<Value>| keys.iter().map(|&i| r.get(i).map(key).unwrap_or_default()).collect::<Vec<_>>();
+    let boundary = key_of(&all[k - 1]);
+    if key_of(&all[k]) != boundary {
+        return None;
+    }
+    let cut = |r: &Vec<Value>| r[..width.min(r.len())].to_vec();
+    Some(Ties {
+        required: all[..k].iter().filter(|r| key_of(r) != boundary).map(cut).collect(),
+        pool: all.iter().filter(|r| key_of(r) == boundary).map(cut).collect(),
+        k,
+    })
 }
 
 /// The `p` quantile (0..=1) of `xs` (sorted in place); NaN when empty.
