@@ -15,13 +15,17 @@ pub mod context;
 pub mod effects;
 pub mod error;
 pub mod ground;
+pub mod lexicon;
 pub mod llm;
 pub mod options;
 pub mod result;
 pub mod select;
 pub mod sql;
-#[cfg(test)]
-pub(crate) mod testing;
+#[cfg(any(test, feature = "fuzzing"))]
+pub mod fuzzing;
+/// Scripted implementations of the database and the model, and schemas to test on.
+#[cfg(any(test, feature = "fuzzing"))]
+pub mod testing;
 pub mod trace;
 
 /// The SQL parser the analyses use, for the extension's rewrites.

@@ -65,9 +65,13 @@ pub fn propose(current: &Attempt, catalog: &Catalog, question: &str, constraints
     let q = &checked.query;
     let violated = |name: &str| current.violated.iter().any(|v| v == name);
     let mut out = Vec::new();
+    // no rewrite may make a comparison of an expression with itself, of two constants, or a
+    // join that does not connect its two sides
     let mut push = |name: &'static str, fixed: Option<(Query, String)>| {
         if let Some((query, what)) = fixed {
-            out.push(Fix { name, sql: query.to_string(), what });
+            if crate::sql::degenerate::introduced(q, &query).is_empty() {
+                out.push(Fix { name, sql: query.to_string(), what });
+            }
         }
     };
     if current.fails {
@@ -153,7 +157,10 @@ impl Visitor for Blocks {
     }
 }
 
-/// Requalify `q.c` where `q`'s table lacks `c` and exactly one table in scope has it.
+/// Requalify `q.c` where `q`'s table lacks `c` and exactly one table in scope has it, unless that
+/// makes a comparison of the column with itself or a join that no longer connects its two sides
+/// (`ON T1.makeid = T2.makeid` with `makeid` only in `T2`'s table stays as it is: which column of
+/// `T1` was meant is not for a rewrite to guess).
 fn requalify(query: &Query, catalog: &Catalog) -> Option<(Query, String)> {
     let mut blocks = Blocks(0);
     let _ = query.visit(&mut blocks);
@@ -162,9 +169,9 @@ fn requalify(query: &Query, catalog: &Catalog) -> Option<(Query, String)> {
         return None;
     }
     let tables = scope(&select.from, catalog)?;
-    let mut fixed = query.clone();
-    let mut changes: Vec<String> = Vec::new();
-    let _ = VisitMut::visit(&mut fixed, &mut ExprRewriter(|e: &mut Expr| {
+    // each wrong qualifier, and the one table in scope that has the column
+    let mut moves: BTreeMap<(String, String), Ident> = BTreeMap::new();
+    let _ = query.visit(&mut ExprReader(|e: &Expr| {
         let Expr::CompoundIdentifier(parts) = e else { return };
         let [qualifier, column] = parts.as_slice() else { return };
         let Some((_, table)) = tables.get(&qualifier.value.to_lowercase()) else { return };
@@ -173,11 +180,41 @@ fn requalify(query: &Query, catalog: &Catalog) -> Option<(Query, String)> {
         }
         let owners: Vec<&Ident> = tables.values().filter(|(_, t)| has_column(t, &column.value)).map(|(w, _)| w).collect();
         if let [owner] = owners.as_slice() {
-            changes.push(format!("{}.{} → {owner}.{}", qualifier.value, column.value, column.value));
-            parts[0] = (*owner).clone();
+            moves.insert((qualifier.value.to_lowercase(), column.value.to_lowercase()), (*owner).clone());
         }
     }));
-    (!changes.is_empty()).then(|| (fixed, format!("a column qualified with the wrong table: {}", changes.join(", "))))
+    let apply = |moves: &BTreeMap<(String, String), Ident>| {
+        let mut fixed = query.clone();
+        let _ = VisitMut::visit(&mut fixed, &mut ExprRewriter(|e: &mut Expr| {
+            let Expr::CompoundIdentifier(parts) = e else { return };
+            if let [qualifier, column] = parts.as_mut_slice() {
+                if let Some(owner) = moves.get(&(qualifier.value.to_lowercase(), column.value.to_lowercase())) {
+                    *qualifier = owner.clone();
+                }
+            }
+        }));
+        fixed
+    };
+    // keep the moves that make nothing degenerate, each judged alone
+    moves.retain(|k, owner| {
+        let one = BTreeMap::from([(k.clone(), owner.clone())]);
+        crate::sql::degenerate::introduced(query, &apply(&one)).is_empty()
+    });
+    if moves.is_empty() {
+        return None;
+    }
+    let changes: Vec<String> = moves.iter().map(|((q, c), owner)| format!("{q}.{c} → {owner}.{c}")).collect();
+    Some((apply(&moves), format!("a column qualified with the wrong table: {}", changes.join(", "))))
+}
+
+struct ExprReader<F>(F);
+
+impl<F: FnMut(&Expr)> Visitor for ExprReader<F> {
+    type Break = ();
+    fn pre_visit_expr(&mut self, e: &Expr) -> ControlFlow<()> {
+        (self.0)(e);
+        ControlFlow::Continue(())
+    }
 }
 
 struct ExprRewriter<F>(F);
@@ -345,6 +382,24 @@ mod tests {
         assert!(fixes(&nested, "q").is_empty());
         // a query that runs is never requalified
         assert!(fixes(&attempt(sql, &[], &["x"], false), "q").is_empty());
+    }
+
+    #[test]
+    fn a_requalified_column_never_makes_a_join_compare_a_column_with_itself() {
+        // the column is only in the joined table: moving the other side to it would make
+        // `T2.makeid = T2.makeid`, a cross join; which column of T1 was meant is not guessed
+        let sql = "SELECT T2.title FROM customers AS T1 JOIN books AS T2 ON T1.book_id = T2.book_id WHERE T1.city = 'Lima'";
+        let a = attempt(sql, &[], &["PostgreSQL cannot plan it: column t1.book_id does not exist"], true);
+        assert!(fixes(&a, "Which books did customers from Lima buy?").iter().all(|(name, _)| *name != "alias"));
+        // a move elsewhere in the same query is still made
+        let sql = "SELECT T1.title FROM customers AS T1 JOIN books AS T2 ON T1.book_id = T2.book_id";
+        let a = attempt(sql, &[], &["x"], true);
+        assert!(fixes(&a, "q").iter().all(|(_, fixed)| !fixed.contains("T2.book_id = T2.book_id")));
+        assert!(fixes(&a, "q").iter().any(|(name, fixed)| *name == "alias" && fixed.starts_with("SELECT T2.title")), "{:?}", fixes(&a, "q"));
+        // every proposal of every fix keeps its joins connected and compares nothing with itself
+        for (_, fixed) in fixes(&a, "q") {
+            assert!(crate::sql::degenerate::degenerate(&check_query(&fixed).unwrap().query).is_empty(), "{fixed}");
+        }
     }
 
     #[test]

@@ -217,7 +217,13 @@ static PART_WORDS: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(
 /// stored value and the pattern matches other stored values too, in a question that asks for no
 /// part of a value. The stored value it should equal.
 fn widened<'s>(l: &Literal, s: &'s Stored, question: &str) -> Option<&'s String> {
-    if l.op != Op::Matches || s.variants.len() < 2 || !l.value.contains(['%', '_']) || PART_WORDS.is_match(&question.to_lowercase()) {
+    // the trigger is the absence of a word asking for a part: it means something only in English
+    if l.op != Op::Matches
+        || s.variants.len() < 2
+        || !l.value.contains(['%', '_'])
+        || !crate::lexicon::reads_english(question)
+        || PART_WORDS.is_match(&question.to_lowercase())
+    {
         return None;
     }
     match s.same_as_core.as_slice() {

@@ -324,7 +324,7 @@ fn alternative_keys<'e>(on: &'e Expr, aliases: &BTreeMap<String, RelName>, catal
     (t.len() > 1 && t.iter().all(|e| equates_columns(e))).then_some(t)
 }
 
-fn join_condition(op: &JoinOperator) -> Option<&Expr> {
+pub(crate) fn join_condition(op: &JoinOperator) -> Option<&Expr> {
     match op {
         JoinOperator::Join(JoinConstraint::On(e))
         | JoinOperator::Inner(JoinConstraint::On(e))
@@ -482,9 +482,11 @@ fn conditions(query: &Query, catalog: &Catalog, question: &str) -> Vec<Finding> 
     out
 }
 
-/// Joins the answer takes nothing from, when the data shows they change its rows.
+/// Joins the answer takes nothing from, when the data shows they change its rows. Whether the
+/// question names a table is read in English only: another language names nothing, so nothing is
+/// judged.
 fn needless_joins(query: &Query, catalog: &Catalog, question: &str, observed: &Observed) -> Option<Finding> {
-    if observed.needless_join_differs != Some(true) {
+    if observed.needless_join_differs != Some(true) || !crate::lexicon::reads_english(question) {
         return None;
     }
     needless_join::needless(query, catalog, question).map(|n| finding("needless_join", Severity::Repair, n.message()))
@@ -501,6 +503,7 @@ pub fn check(query: &Query, catalog: &Catalog, question: &str, observed: &Observ
         out.extend(literals::check(&literal_comparisons(query, catalog), &observed.stored, question));
         return out;
     };
+    let english = crate::lexicon::reads_english(question);
     // 1. joins
     check_joins(select, catalog, &mut out);
     out.extend(needless_joins(query, catalog, question, observed));
@@ -535,16 +538,20 @@ pub fn check(query: &Query, catalog: &Catalog, question: &str, observed: &Observ
     out.extend(conditions(query, catalog, question));
     out.extend(time::check(&time::comparisons(query, catalog), &observed.values));
     out.extend(literals::check(&literal_comparisons(query, catalog), &observed.stored, question));
-    // 4. SELECT *
+    // 4. SELECT *, when an English question does not ask for every column (the trigger is the
+    // absence of words: another language is not judged)
     let q = question.to_lowercase();
     let wants_all = ["all information", "all the information", "all details", "all the details", "all columns", "all attributes", "everything", "all data", "all info"]
         .iter()
         .any(|w| q.contains(w));
-    if !wants_all && select.projection.iter().any(|i| matches!(i, SelectItem::Wildcard(_))) {
+    if english && !wants_all && select.projection.iter().any(|i| matches!(i, SelectItem::Wildcard(_))) {
         out.push(finding("select", Severity::Repair, "SELECT * returns every column: select only the columns the question asks for".into()));
     }
-    // 4b. columns the question does not ask for, and fewer columns than it asks for
-    out.extend(columns::unasked(query, catalog, question));
+    // 4b. columns the question does not ask for (read in English only: what a question does not
+    // name is judged only where its words can be read), and fewer columns than it asks for
+    if english {
+        out.extend(columns::unasked(query, catalog, question));
+    }
     out.extend(columns::missing(query, question));
     // 5. NULLs first under DESC, when the column may (or, where the data was read, does) hold NULLs
     for (rel, col, expr) in desc_nullable_keys(query, catalog) {

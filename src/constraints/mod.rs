@@ -13,6 +13,8 @@ use serde::Serialize;
 
 use facts::{CompareOp, QueryFacts};
 
+use crate::lexicon;
+
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(tag = "type", rename_all = "snake_case")]
 pub enum Kind {
@@ -114,31 +116,26 @@ fn re(pattern: &str) -> Regex {
     Regex::new(pattern).expect("constraint pattern compiles")
 }
 
-const NUMBER_WORDS: &[(&str, u64)] = &[
-    ("one", 1), ("two", 2), ("three", 3), ("four", 4), ("five", 5), ("six", 6), ("seven", 7),
-    ("eight", 8), ("nine", 9), ("ten", 10), ("eleven", 11), ("twelve", 12), ("fifteen", 15),
-    ("twenty", 20), ("fifty", 50), ("hundred", 100),
-];
-
 fn parse_count(word: &str) -> Option<u64> {
-    word.parse().ok().or_else(|| NUMBER_WORDS.iter().find(|(w, _)| *w == word).map(|(_, n)| *n))
+    lexicon::number(word)
 }
 
-const NUM: &str = r"(\d+|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|fifteen|twenty|fifty|hundred)";
+/// A number in digits or words (the lexicon's).
+static NUM: Lazy<String> = Lazy::new(|| format!(r"(\d+|{})", lexicon::alternation(lexicon::NUMBER_WORDS.iter().map(|(w, _)| *w))));
 
-const LARGEST: &[&str] = &["highest", "most", "largest", "biggest", "greatest", "maximum", "max", "best", "top"];
-const SMALLEST: &[&str] = &["lowest", "least", "fewest", "smallest", "minimum", "min", "worst", "cheapest"];
-const UNDIRECTED: &[&str] =
-    &["oldest", "youngest", "earliest", "latest", "newest", "longest", "shortest", "most recent", "fastest", "slowest"];
+/// The superlatives that follow a count ("the three cheapest", "top 5 highest"): every one but
+/// the multi-word ones and the loose abbreviations.
+static COUNTED_SUPERLATIVES: Lazy<String> = Lazy::new(|| {
+    lexicon::alternation(lexicon::SUPERLATIVES.iter().filter(|s| !s.word.contains(' ') && !matches!(s.word, "top" | "max" | "min")).map(|s| s.word))
+});
 
 static TOP_K: Lazy<Regex> = Lazy::new(|| {
-    re(&format!(
-        r"\b(?:top|first|the)\s+{NUM}\s+(?:(?:\w+\s+)?(highest|most|largest|biggest|greatest|best|lowest|least|fewest|smallest|oldest|youngest|earliest|latest|newest|longest|shortest)\b)?"
-    ))
+    re(&format!(r"\b(?:top|first|the)\s+{}\s+(?:(?:\w+\s+)?({})\b)?", *NUM, *COUNTED_SUPERLATIVES))
 });
-static TOP_ONLY: Lazy<Regex> = Lazy::new(|| re(&format!(r"\btop\s+{NUM}\b")));
+static TOP_ONLY: Lazy<Regex> = Lazy::new(|| re(&format!(r"\btop\s+{}\b", *NUM)));
+/// A superlative of its own (not a loose word).
 static SUPERLATIVE: Lazy<Regex> = Lazy::new(|| {
-    re(r"\b(?:the\s+)?(highest|most|largest|biggest|greatest|maximum|lowest|least|fewest|smallest|minimum|cheapest|oldest|youngest|earliest|latest|newest|longest|shortest|most recent|fastest|slowest)\b")
+    re(&format!(r"\b(?:the\s+)?({})\b", lexicon::alternation(lexicon::SUPERLATIVES.iter().filter(|s| !s.loose).map(|s| s.word))))
 });
 static AT_MOST_LEAST: Lazy<Regex> = Lazy::new(|| re(r"\bat\s+(?:most|least)\b|\b(?:no|not)\s+(?:more|less|fewer)\b"));
 static DISTINCT: Lazy<Regex> = Lazy::new(|| re(r"\b(distinct|different|unique)\b"));
@@ -158,9 +155,17 @@ static PERCENT: Lazy<Regex> = Lazy::new(|| re(r"\b(percentage|percent|ratio|prop
 static AVERAGE: Lazy<Regex> = Lazy::new(|| re(r"\b(average|mean)\b"));
 static SUM: Lazy<Regex> = Lazy::new(|| re(r"\b(sum of|sum up|in total|total amount of|total sum of)\b"));
 static RANK: Lazy<Regex> = Lazy::new(|| re(r"\b(rank|ranking)\b"));
+/// "more than 5", "not less than 3", "over 100", "at least two": a comparison word, then a number.
 static COMPARISON: Lazy<Regex> = Lazy::new(|| {
-    re(r"\b((?:not |no )?(?:more than|greater than|larger than|higher than|bigger than|less than|fewer than|lower than|smaller than)|over|above|exceeding|under|below|at least|at most)\s+(\d+(?:,\d{3})*(?:\.\d+)?|one|two|three|four|five|six|seven|eight|nine|ten|twenty|fifty|hundred)(?:\s|$|[.,;?!)%])")
+    let than = lexicon::alternation(lexicon::COMPARATIVES.iter().copied().filter(|w| THAN_WORDS.contains(w)));
+    let bare = lexicon::alternation(lexicon::COMPARATIVES.iter().copied().filter(|w| !THAN_WORDS.contains(w)));
+    re(&format!(
+        r"\b((?:not |no )?(?:(?:{than}) than)|{bare}|at least|at most)\s+(\d+(?:,\d{{3}})*(?:\.\d+)?|{})(?:\s|$|[.,;?!)%])",
+        lexicon::alternation(lexicon::NUMBER_WORDS.iter().map(|(w, _)| *w))
+    ))
 });
+/// The comparatives that take "than".
+const THAN_WORDS: &[&str] = &["more", "less", "fewer", "greater", "higher", "lower", "larger", "smaller", "bigger", "older", "younger"];
 static QUOTED: Lazy<Regex> = Lazy::new(|| {
     re(r#"(?:^|[\s(])(?:'([^']{1,80})'|"([^"]{1,80})")(?:$|[\s).,;:?!])"#)
 });
@@ -173,15 +178,10 @@ static SINGULAR_PICK: Lazy<Regex> = Lazy::new(|| re(r"\b(first|last|one of|any o
 static PICK_CUES: Lazy<Regex> = Lazy::new(|| {
     re(r"\b(\w{3,}est|best|worst|common|at most|\d+(?:st|nd|rd|th)|mostly|predominantly|majority|peak|more|less|higher|lower|older|younger|bigger|smaller|larger|greater|better|worse)\b|\b(?:name|list|pick|show|give|find|select|state)\s+(?:down\s+)?(?:at least\s+)?(?:\d+|two|three|four|five|six|seven|eight|nine|ten)\b")
 });
-const NOT_SUPERLATIVES: &[&str] = &[
-    "interest", "interested", "test", "request", "guest", "west", "forest", "honest", "modest", "manifest", "contest",
-    "suggest", "harvest", "protest", "rest", "nest", "chest", "quest", "digest", "southwest", "northwest", "earnest",
-    "arrest", "invest", "conquest", "everest", "latest", "midwest", "pest", "vest", "zest", "crest", "priest",
-];
 
 fn picks_some(q: &str) -> bool {
     PICK_CUES.captures_iter(q).any(|m| match m.get(1) {
-        Some(w) => !(w.as_str().ends_with("est") && NOT_SUPERLATIVES.contains(&w.as_str())),
+        Some(w) => !(w.as_str().ends_with("est") && lexicon::NOT_SUPERLATIVES.contains(&w.as_str())),
         None => true,
     })
 }
@@ -189,12 +189,27 @@ fn picks_some(q: &str) -> bool {
 static LIST_TOO: Lazy<Regex> = Lazy::new(|| re(r"\b(list|name all|name them|state all|show all)\b"));
 static GROUPING: Lazy<Regex> = Lazy::new(|| re(r"\b(for each|for every|in each|of each|per)\b"));
 static RATE_BEFORE: Lazy<Regex> = Lazy::new(|| re(r"\d\s*$"));
-static AGGREGATE_CUE: Lazy<Regex> = Lazy::new(|| {
-    re(r"\b(how many|number of|count|average|mean|total|sum|maximum|minimum|highest|lowest|most|least)\b")
-});
-static NEGATION: Lazy<Regex> = Lazy::new(|| {
-    re(r"\b(never|without|(?:do|does|did|have|has|is|are|was|were)\s+not|(?:do|does|did|have|has|is|are|was|were)n't)\b")
-});
+static AGGREGATE_CUE: Lazy<Regex> = Lazy::new(|| re(&format!(r"\b({})\b", lexicon::alternation(lexicon::AGGREGATE_CUES.iter().copied()))));
+
+/// Does the question name a number that may count the rows it wants ("five customers", "3
+/// books")? Not a year, not a number compared with ("more than 5"), not a decimal.
+fn names_a_count(q: &str) -> bool {
+    !named_counts(q).is_empty()
+}
+
+/// The numbers a question names that may count the rows it wants ("five customers", "3 books",
+/// in digits in any language): not years, not numbers compared with ("more than 5"), not decimals.
+pub fn named_counts(question: &str) -> Vec<u64> {
+    let q = question.to_lowercase();
+    let masked = COMPARISON.replace_all(&q, " ");
+    masked
+        .split(|c: char| !c.is_alphanumeric() && c != '.')
+        .map(|w| w.trim_end_matches('.'))
+        .filter(|w| !w.contains('.'))
+        .filter_map(lexicon::number)
+        .filter(|n| !(1000..=2100).contains(n))
+        .collect()
+}
 
 /// The constraints a question (and its evidence, if any) puts on the SQL.
 pub fn extract(question: &str, evidence: Option<&str>) -> Vec<Constraint> {
@@ -207,15 +222,7 @@ pub fn extract(question: &str, evidence: Option<&str>) -> Vec<Constraint> {
             out.push(Constraint { kind, phrase: phrase.trim().to_string() });
         }
     };
-    let direction_of = |word: &str| {
-        if LARGEST.contains(&word) {
-            Some(true)
-        } else if SMALLEST.contains(&word) {
-            Some(false)
-        } else {
-            None
-        }
-    };
+    let direction_of = |word: &str| lexicon::superlative(word).and_then(|s| s.sense.largest());
 
     // top-k before the single superlative: "top 3" and "the three highest"
     let mut has_top_k = false;
@@ -242,7 +249,7 @@ pub fn extract(question: &str, evidence: Option<&str>) -> Vec<Constraint> {
         let masked = ORDER_RANGE.replace_all(&masked, " ");
         if let Some(m) = SUPERLATIVE.captures(&masked) {
             let word = m[1].to_string();
-            let largest = if UNDIRECTED.contains(&word.as_str()) { None } else { direction_of(&word) };
+            let largest = direction_of(&word);
             push(Kind::Extreme { largest }, &word);
             limited = true;
         }
@@ -272,9 +279,10 @@ pub fn extract(question: &str, evidence: Option<&str>) -> Vec<Constraint> {
         push(Kind::Ranking, &m[1]);
     }
     for m in COMPARISON.captures_iter(&q) {
-        let (start, end) = (m.get(0).expect("match").start(), m.get(0).expect("match").end());
+        // (byte offsets of the match and of the number's end: both on character boundaries)
+        let (start, number_end) = (m.get(0).expect("match").start(), m.get(2).expect("number").end());
         // "list at least five ..." counts rows; "greater than 80% of the average" is relative
-        if ROWS_VERB_BEFORE.is_match(&q[..start]) || RELATIVE_AFTER.is_match(&q[end.saturating_sub(1)..]) {
+        if ROWS_VERB_BEFORE.is_match(&q[..start]) || RELATIVE_AFTER.is_match(&q[number_end..]) {
             continue;
         }
         let number = m[2].replace(',', "");
@@ -282,7 +290,7 @@ pub fn extract(question: &str, evidence: Option<&str>) -> Vec<Constraint> {
             continue;
         };
         let phrase = &m[1];
-        let less = ["less", "fewer", "lower", "smaller", "under", "below", "at most"].iter().any(|w| phrase.contains(w));
+        let less = lexicon::BOUNDS_BELOW.iter().any(|w| phrase.contains(w));
         let negated = phrase.starts_with("not ") || phrase.starts_with("no ");
         let op = if less != negated { Direction::Less } else { Direction::Greater };
         push(Kind::Comparison { op, value }, m[0].trim_end_matches(|c: char| !c.is_alphanumeric()));
@@ -311,13 +319,17 @@ pub fn extract(question: &str, evidence: Option<&str>) -> Vec<Constraint> {
     if !limited && !RANK.is_match(&q) {
         match ALL_ROWS.captures(&q) {
             Some(m) => push(Kind::AllRows, &m[1]),
-            // nothing in the question limits the rows: neither should the SQL
-            None if !SINGULAR_PICK.is_match(&q) && !picks_some(&q) => push(Kind::AllRows, "no number of rows asked"),
+            // nothing in an English question limits the rows: neither should the SQL (the
+            // absence of a word means nothing in another language, nor beside a number that
+            // may count the rows: "I need five customers from Paris")
+            None if lexicon::reads_english(question) && !names_a_count(&q) && !SINGULAR_PICK.is_match(&q) && !picks_some(&q) => {
+                push(Kind::AllRows, "no number of rows asked")
+            }
             None => {}
         }
     }
     // BIRD-style evidence maps negated attributes to values ("not carcinogenic refers to label = '-'")
-    if let Some(m) = NEGATION.captures(&q) {
+    if let Some(m) = lexicon::NEGATED_VERB.captures(&q) {
         if evidence.is_none() {
             push(Kind::Negation, &m[1]);
         }
@@ -426,9 +438,11 @@ pub fn verify(c: &Constraint, f: &QueryFacts) -> Verdict {
 
 /// Problems of the SQL alone, whatever the question: a LIMIT without an ORDER BY returns arbitrary
 /// rows (and is usually a probe's display limit copied into the answer).
-pub fn sql_checks(f: &QueryFacts) -> Vec<String> {
+/// A LIMIT the question names ("five customers from Paris": any five) is no problem.
+pub fn sql_checks(f: &QueryFacts, question: &str) -> Vec<String> {
     let mut problems = Vec::new();
-    if f.outer_limit && f.order_desc.is_empty() {
+    let named = named_counts(question);
+    if f.outer_limit && f.order_desc.is_empty() && !f.limits.iter().any(|l| named.contains(l)) {
         problems.push(
             "LIMIT without ORDER BY returns arbitrary rows: order the rows, or drop the LIMIT if the question \
              does not ask for a number of rows"
@@ -512,7 +526,9 @@ mod tests {
         assert!(!holds("Top 3 customers by credit", "SELECT credit_limit FROM customers ORDER BY credit_limit DESC"));
         assert!(holds("How many singers are there?", "SELECT count(*) FROM singer"));
         assert!(!holds("How many singers are there?", "SELECT name FROM singer"));
-        assert!(holds("Which singers are older than 30?", "SELECT name FROM singer"));
+        // "older than 30" is a comparison too
+        assert!(holds("Which singers are older than 30?", "SELECT name FROM singer WHERE age > 30"));
+        assert!(!holds("Which singers are older than 30?", "SELECT name FROM singer"));
         assert!(holds("Singers with more than 3 albums", "SELECT s.name FROM s JOIN a ON a.sid = s.id GROUP BY s.name HAVING count(*) > 3"));
         assert!(!holds("Singers with more than 3 albums", "SELECT s.name FROM s JOIN a ON a.sid = s.id GROUP BY s.name HAVING count(*) < 3"));
         assert!(holds("Which students never took a course?", "SELECT id FROM s WHERE id NOT IN (SELECT sid FROM t)"));
@@ -526,7 +542,7 @@ mod tests {
 
     #[test]
     fn a_limit_needs_an_order() {
-        let f = |sql: &str| sql_checks(&facts_of(sql, SqlDialect::Postgres).unwrap());
+        let f = |sql: &str| sql_checks(&facts_of(sql, SqlDialect::Postgres).unwrap(), "Which authors are from Nigeria?");
         assert_eq!(f("SELECT a FROM t LIMIT 5").len(), 1);
         assert!(f("SELECT a FROM t ORDER BY a LIMIT 5").is_empty());
         assert!(f("SELECT a FROM t").is_empty());

@@ -1,5 +1,6 @@
 //! SQL analysis on the sqlparser AST (PostgreSQL dialect).
 
+pub mod degenerate;
 pub mod guard;
 pub mod limit;
 
