@@ -51,17 +51,26 @@ pub struct Explanation {
     /// N-version candidates that split without the evidence deciding: the other reading's SQL
     /// and, in words, how the two differ.
     pub alternative: Option<(String, String)>,
+    /// How the run ended: `ok`, `ambiguous` (verified, but another reading is as well supported),
+    /// `unverified` (it runs, with open problems, or verification was off) or `error` (no query
+    /// that runs: `chosen_sql` is the best attempt, never an answer).
+    pub status: Status,
 }
 
 impl Explanation {
-    /// The run's status in the audit log: `ok`, `ambiguous` (verified, but another reading is as
-    /// well supported) or `unverified`.
+    /// The run's status in the audit log.
     pub fn status(&self) -> Status {
-        match (self.verified, &self.alternative) {
-            (true, None) => Status::Ok,
-            (true, Some(_)) => Status::Ambiguous,
-            (false, _) => Status::Unverified,
-        }
+        self.status
+    }
+
+    /// Is there SQL to hand over as the answer? Not when the run ended in `error`.
+    pub fn answered(&self) -> bool {
+        self.status != Status::Error
+    }
+
+    /// Why the run ended as it did, in words (the last step's detail).
+    pub fn reason(&self) -> String {
+        self.steps.last().map(|s| s.detail.clone()).unwrap_or_default()
     }
 }
 
@@ -323,6 +332,12 @@ impl<D: Database + ?Sized, M: Model + ?Sized> Ask<'_, '_, D, M> {
         let mut data = json!({"open_problems": chosen.problems, "prompt_tokens": self.trace.usage.prompt_tokens,
                               "completion_tokens": self.trace.usage.completion_tokens, "llm_calls": self.trace.llm_calls});
         let (status, detail) = match (&self.alternative, clean) {
+            // SQL that does not run is never the answer: the run ends in error, the best attempt
+            // and why it fails in the explanation
+            _ if verified && chosen.fails => (
+                Status::Error,
+                format!("no query that runs: the best attempt fails ({}); it is not returned as an answer", chosen.problems.join("; ")),
+            ),
             (Some((sql, why)), true) => {
                 data["alternative"] = json!({"sql": sql, "explanation": why});
                 (Status::Ambiguous, format!("{detail}; ambiguous: {why}; the other reading: {sql}"))
@@ -339,6 +354,7 @@ impl<D: Database + ?Sized, M: Model + ?Sized> Ask<'_, '_, D, M> {
             usage: self.trace.usage,
             llm_calls: self.trace.llm_calls,
             alternative: self.alternative,
+            status,
         })
     }
 }

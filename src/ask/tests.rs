@@ -273,6 +273,28 @@ fn a_regressed_repair_is_kept_only_if_better() {
 }
 
 #[test]
+fn sql_that_never_runs_ends_the_run_in_error_and_is_not_the_answer() {
+    // the generation and every repair fail to plan: no query that runs
+    let mut db = ScriptedDb::bookshop().plan_fails("nosuch", "column \"nosuch\" does not exist");
+    let bad = "SELECT count(*) FROM books WHERE nosuch";
+    let mut model = ScriptedModel::new(vec![sql_reply(bad), sql_reply("SELECT count(nosuch) FROM books"), sql_reply(bad)]);
+    let e = run(&mut db, &mut model, "How many books are there?", json!({"probe": false})).unwrap();
+    assert_eq!(e.status(), Status::Error);
+    assert!(!e.answered() && !e.verified);
+    let chosen = e.steps.last().unwrap();
+    assert_eq!((chosen.stage, chosen.status), (Stage::Chosen, Status::Error));
+    assert!(chosen.detail.starts_with("no query that runs"), "{}", chosen.detail);
+    assert!(chosen.detail.contains("column \"nosuch\" does not exist"), "{}", chosen.detail);
+    // the best attempt is in the explanation
+    assert!(chosen.sql.as_deref().is_some_and(|s| s.contains("nosuch")));
+    // a query that runs with open problems is unverified, and is the answer
+    let mut model = ScriptedModel::new(vec![sql_reply(TITLES)]);
+    let e = run(&mut ScriptedDb::bookshop(), &mut model, "How many books are there?", json!({"probe": false, "repair": false})).unwrap();
+    assert_eq!(e.status(), Status::Unverified);
+    assert!(e.answered());
+}
+
+#[test]
 fn a_repair_that_improves_continues_until_the_budget_or_a_stop() {
     let mut db = ScriptedDb::bookshop().plan_fails("nosuch", "column \"nosuch\" does not exist");
     let mut model = ScriptedModel::new(vec![sql_reply("SELECT title FROM books WHERE nosuch"), sql_reply(TITLES)]);

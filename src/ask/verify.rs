@@ -228,7 +228,7 @@ pub fn verify<D: Database + ?Sized>(db: &mut D, sql: &str, constraints: &[Constr
         Ok(facts) => {
             // an all-rows constraint already says what to do with a stray LIMIT
             let all_rows = constraints.iter().any(|c| matches!(c.kind, constraints::Kind::AllRows));
-            for p in constraints::sql_checks(&facts).into_iter().filter(|_| !all_rows) {
+            for p in constraints::sql_checks(&facts, question).into_iter().filter(|_| !all_rows) {
                 violated.push("limit_without_order".into());
                 problems.push(p);
             }
@@ -279,6 +279,60 @@ pub fn verify<D: Database + ?Sized>(db: &mut D, sql: &str, constraints: &[Constr
     }
     let data = json!({"verdicts": verdicts, "problems": problems, "notes": notes, "result": result, "values_read": stored_read});
     Verified { attempt: Attempt { sql: sql.to_string(), violated, problems, fails }, data, empty, literal_fix }
+}
+
+/// One mechanical fix tried: which, the SQL it made, whether it was kept, and what its
+/// verification found.
+#[derive(Debug, Clone)]
+pub struct FixStep {
+    pub name: &'static str,
+    pub sql: String,
+    pub kept: bool,
+    pub detail: String,
+    pub data: Value,
+}
+
+/// Mechanical repairs (`ask::fix`) of a verified query, without the model: each proposed fix is
+/// verified, and the first that runs with fewer problems replaces the query; then the fixes of the
+/// new query, at most [`FIX_ROUNDS`] rounds. Every fix tried is reported to `step`. Returns the
+/// query that stands and whether its result is empty.
+pub fn fix_mechanically<D: Database + ?Sized>(
+    db: &mut D,
+    verified: Verified,
+    constraints: &[Constraint],
+    catalog: &Catalog,
+    question: &str,
+    step: &mut dyn FnMut(FixStep) -> Result<()>,
+) -> Result<(Attempt, bool)> {
+    let Verified { attempt: mut current, mut empty, literal_fix: mut literal, .. } = verified;
+    for _ in 0..FIX_ROUNDS {
+        if current.is_clean() {
+            break;
+        }
+        let mut improved = false;
+        let mut proposed = fix::propose(&current, catalog, question, constraints);
+        proposed.extend(literal.take());
+        for f in proposed {
+            let fixed = verify(db, &f.sql, constraints, catalog, question);
+            let kept = fix::accept(&current, &fixed.attempt);
+            let detail = if kept {
+                format!("{}; now: {}", f.what, fixed.summary())
+            } else {
+                format!("{}: not kept ({})", f.what, fixed.summary())
+            };
+            let mut data = fixed.data.clone();
+            data["fix"] = f.name.into();
+            step(FixStep { name: f.name, sql: f.sql, kept, detail, data })?;
+            if kept {
+                (current, empty, literal, improved) = (fixed.attempt, fixed.empty, fixed.literal_fix, true);
+                break;
+            }
+        }
+        if !improved {
+            break;
+        }
+    }
+    Ok((current, empty))
 }
 
 impl<D: Database + ?Sized, M: Model + ?Sized> Ask<'_, '_, D, M> {
@@ -348,42 +402,15 @@ impl<D: Database + ?Sized, M: Model + ?Sized> Ask<'_, '_, D, M> {
         Ok(current)
     }
 
-    /// Mechanical repairs (`ask::fix`): each proposed fix is verified, and the first that runs
-    /// with fewer problems replaces the query; then the fixes of the new query, at most
-    /// [`FIX_ROUNDS`] rounds. Every fix tried is a `fix` step.
+    /// Mechanical repairs (`ask::fix`), every fix tried a `fix` step ([`fix_mechanically`]).
     fn fixes(&mut self, verified: Verified) -> Result<(Attempt, bool)> {
-        let Verified { attempt: mut current, mut empty, literal_fix: mut literal, .. } = verified;
         if !self.opts.fix {
-            return Ok((current, empty));
+            return Ok((verified.attempt, verified.empty));
         }
-        for _ in 0..FIX_ROUNDS {
-            if current.is_clean() {
-                break;
-            }
-            let mut improved = false;
-            let mut proposed = fix::propose(&current, &self.catalog, self.question.text, &self.constraints);
-            proposed.extend(literal.take());
-            for f in proposed {
-                let fixed = self.verify(&f.sql);
-                let kept = fix::accept(&current, &fixed.attempt);
-                let detail = if kept {
-                    format!("{}; now: {}", f.what, fixed.summary())
-                } else {
-                    format!("{}: not kept ({})", f.what, fixed.summary())
-                };
-                let mut data = fixed.data.clone();
-                data["fix"] = f.name.into();
-                self.trace.step(Stage::Fix, if kept { Status::Ok } else { Status::Kept }, detail, Some(f.sql), data)?;
-                if kept {
-                    (current, empty, literal, improved) = (fixed.attempt, fixed.empty, fixed.literal_fix, true);
-                    break;
-                }
-            }
-            if !improved {
-                break;
-            }
-        }
-        Ok((current, empty))
+        let trace = &mut self.trace;
+        fix_mechanically(self.db, verified, &self.constraints, &self.catalog, self.question.text, &mut |f: FixStep| {
+            trace.step(Stage::Fix, if f.kept { Status::Ok } else { Status::Kept }, f.detail, Some(f.sql), f.data)
+        })
     }
 
     /// Execution-guided refinement of an empty result: one round with the directive and the

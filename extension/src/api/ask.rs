@@ -8,6 +8,7 @@ use nl2sql_core::effects::Database;
 use nl2sql_core::error::{Error, Kind, Result};
 use nl2sql_core::options::AskOptions;
 use nl2sql_core::result::Outcome;
+use nl2sql_core::trace::Status;
 use pgrx::prelude::*;
 use pgrx::JsonB;
 use serde_json::Value;
@@ -36,12 +37,18 @@ fn run(function: &'static str, question: Option<&str>, evidence: Option<&str>, o
     let elsewhere = audit.elsewhere();
     audit.finish(Finish {
         status: e.status().as_str().into(),
-        error: (!e.verified).then(|| e.steps.last().map(|s| s.detail.clone()).unwrap_or_default()),
-        chosen_sql: Some(e.chosen_sql.clone()),
+        error: (!e.verified).then(|| e.reason()),
+        // the best attempt of a run that ended in error is in its steps, not handed over as the run's SQL
+        chosen_sql: e.answered().then(|| e.chosen_sql.clone()),
         usage: e.usage,
         llm_calls: e.llm_calls,
     })?;
-    let verdict = if e.verified { "verified" } else { "unverified" };
+    let verdict = match e.status() {
+        Status::Ok => "verified",
+        Status::Ambiguous => "ambiguous",
+        Status::Error => "no query that runs",
+        _ => "unverified",
+    };
     match run_id {
         Some(id) => pgrx::notice!("nl2sql run {id}: {verdict} (SELECT * FROM nl2sql_explain({id}) shows why)"),
         None => pgrx::notice!("nl2sql: {verdict} ({elsewhere})"),
@@ -49,11 +56,23 @@ fn run(function: &'static str, question: Option<&str>, evidence: Option<&str>, o
     Ok((run_id, e, opts))
 }
 
+/// The words of a run that gave no SQL to hand over: which run, and why.
+fn no_answer(run_id: Option<i64>, e: &Explanation) -> String {
+    let run = run_id.map_or_else(String::new, |id| format!(" (run {id}; SELECT * FROM nl2sql_explain({id}) shows every step)"));
+    format!("nl2sql has no answer to give{run}: {}", e.reason())
+}
+
 /// Answer a question with SQL, ready for psql's `\gexec`. The run is in the audit log; a NOTICE
-/// gives its id.
+/// gives its id. A run that found no query that runs returns NULL (nothing for `\gexec` to run)
+/// with a WARNING saying why; the run stays in the audit log.
 #[pg_extern(volatile, parallel_unsafe)]
-fn nl2sql(question: Option<&str>, evidence: default!(Option<&str>, "NULL"), options: default!(Option<JsonB>, "'{}'")) -> std::result::Result<String, ErrorReport> {
-    Ok(run("nl2sql", question, evidence, options).sql()?.1.chosen_sql)
+fn nl2sql(question: Option<&str>, evidence: default!(Option<&str>, "NULL"), options: default!(Option<JsonB>, "'{}'")) -> std::result::Result<Option<String>, ErrorReport> {
+    let (run_id, e, _) = run("nl2sql", question, evidence, options).sql()?;
+    if !e.answered() {
+        pgrx::warning!("{}", no_answer(run_id, &e));
+        return Ok(None);
+    }
+    Ok(Some(e.chosen_sql))
 }
 
 type StepRow = (Option<i64>, i32, String, String, String, Option<String>, Option<JsonB>);
@@ -110,7 +129,15 @@ fn nl2sql_execute(
     evidence: default!(Option<&str>, "NULL"),
     options: default!(Option<JsonB>, "'{}'"),
 ) -> std::result::Result<SetOfIterator<'static, JsonB>, ErrorReport> {
-    let (_, e, opts) = run("nl2sql_execute", question, evidence, options).sql()?;
+    let (run_id, e, opts) = run("nl2sql_execute", question, evidence, options).sql()?;
+    if !e.answered() {
+        // a BI tool must see why, not an empty result it would take for "no rows"; the error rolls
+        // the audit row back with the transaction, so the server log keeps the run
+        pgrx::log!("nl2sql_execute: {}", no_answer(run_id, &e));
+        return Err(Error::new(Kind::Model, no_answer(run_id, &e))
+            .with_hint("nl2sql_run(question) shows every step and the best attempt; rephrase the question or name the tables and columns it is about."))
+        .sql();
+    }
     let outcome = executor::run(&e.chosen_sql, &executor::ExecOptions::from_settings(opts.max_rows)).map_err(Error::from).sql()?;
     match outcome {
         Outcome::Failed(f) => {
@@ -162,5 +189,40 @@ fn nl2sql_verify(
         }
         Err(refusal) => rows.push(unusable("gate", format!("{refusal} (SQLSTATE {})", refusal.sqlstate()))),
     }
+    Ok(TableIterator::new(rows))
+}
+
+/// The mechanical repairs nl2sql would make to one SQL for one question, without any model: the
+/// verification (as `nl2sql_verify`), each fix tried on the syntax tree with whether it was kept,
+/// and the SQL that stands. Reads the catalog and a little data, as the caller; runs nothing but
+/// through the safe executor.
+#[pg_extern(volatile, parallel_unsafe)]
+#[allow(clippy::type_complexity)]
+fn nl2sql_fix(
+    question: Option<&str>,
+    sql: Option<&str>,
+) -> std::result::Result<TableIterator<'static, (
+    name!(step, i32),
+    name!(stage, String),
+    name!(fix, Option<String>),
+    name!(kept, bool),
+    name!(detail, String),
+    name!(sql, String),
+)>, ErrorReport> {
+    let question = required(question, "the question", QUESTION_HINT).sql()?;
+    let sql = required(sql, "sql", "Pass the SQL to repair.").sql()?;
+    nl2sql_core::sql::check_query(sql).map_err(Error::from).sql()?;
+    let catalog = catalog::read().sql()?;
+    let constraints = constraints::extract(question, None);
+    let mut db = SpiDatabase;
+    let verified = nl2sql_core::ask::verify::verify(&mut db, sql, &constraints, &catalog, question);
+    let mut rows = vec![(1, "verify".to_string(), None, true, verified.summary(), sql.to_string())];
+    let (standing, _) = nl2sql_core::ask::verify::fix_mechanically(&mut db, verified, &constraints, &catalog, question, &mut |f| {
+        rows.push((rows.len() as i32 + 1, "fix".to_string(), Some(f.name.to_string()), f.kept, f.detail, f.sql));
+        Ok(())
+    })
+    .sql()?;
+    let detail = if standing.is_clean() { "every check passes".to_string() } else { standing.problems.join("; ") };
+    rows.push((rows.len() as i32 + 1, "chosen".to_string(), None, true, detail, standing.sql));
     Ok(TableIterator::new(rows))
 }
