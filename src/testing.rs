@@ -51,6 +51,46 @@ pub fn bookshop() -> Catalog {
     }
 }
 
+/// A retail database as real ones are: several schemas (`sales`, `catalog`, `hr`), a mixed-case
+/// quoted table and columns (`sales."Customers"."CustomerID"`), a composite key
+/// (`sales.order_lines (order_id, line_no)`), a nullable foreign key (`hr.employees.manager_id`,
+/// `sales.orders.coupon_code`), money, dates and timestamps. No benchmark was written on it.
+pub fn retail() -> Catalog {
+    let col = |n: &str, t: &str, nullable: bool| Column { name: n.into(), type_name: t.into(), nullable, comment: None };
+    let t = |schema: &str, name: &str, columns: Vec<Column>, key: &[&str]| Table {
+        name: RelName::new(schema, name),
+        kind: RelKind::Table,
+        comment: None,
+        row_estimate: Some(1000.0),
+        columns,
+        primary_key: key.iter().map(|k| k.to_string()).collect(),
+    };
+    let fk = |from: (&str, &str), cols: &[&str], to: (&str, &str), to_cols: &[&str]| ForeignKey {
+        name: format!("{}_{}_fkey", from.1, cols.join("_")),
+        from: RelName::new(from.0, from.1),
+        from_columns: cols.iter().map(|c| c.to_string()).collect(),
+        to: RelName::new(to.0, to.1),
+        to_columns: to_cols.iter().map(|c| c.to_string()).collect(),
+    };
+    Catalog {
+        tables: vec![
+            t("sales", "Customers", vec![col("CustomerID", "integer", false), col("FullName", "text", false), col("city", "text", true), col("signup_date", "date", true), col("balance", "money", true)], &["CustomerID"]),
+            t("sales", "coupons", vec![col("coupon_code", "text", false), col("percent_off", "numeric(5,2)", false)], &["coupon_code"]),
+            t("sales", "orders", vec![col("order_id", "bigint", false), col("CustomerID", "integer", false), col("coupon_code", "text", true), col("ordered_at", "timestamp with time zone", false), col("total", "money", false), col("status", "text", false)], &["order_id"]),
+            t("sales", "order_lines", vec![col("order_id", "bigint", false), col("line_no", "integer", false), col("product_id", "integer", false), col("quantity", "integer", false), col("unit_price", "numeric(10,2)", false)], &["order_id", "line_no"]),
+            t("catalog", "products", vec![col("product_id", "integer", false), col("name", "text", false), col("category", "text", true), col("price", "numeric(10,2)", false), col("discontinued", "boolean", false)], &["product_id"]),
+            t("hr", "employees", vec![col("employee_id", "integer", false), col("name", "text", false), col("manager_id", "integer", true), col("hired_on", "date", false), col("salary", "numeric(12,2)", true)], &["employee_id"]),
+        ],
+        foreign_keys: vec![
+            fk(("sales", "orders"), &["CustomerID"], ("sales", "Customers"), &["CustomerID"]),
+            fk(("sales", "orders"), &["coupon_code"], ("sales", "coupons"), &["coupon_code"]),
+            fk(("sales", "order_lines"), &["order_id"], ("sales", "orders"), &["order_id"]),
+            fk(("sales", "order_lines"), &["product_id"], ("catalog", "products"), &["product_id"]),
+            fk(("hr", "employees"), &["manager_id"], ("hr", "employees"), &["employee_id"]),
+        ],
+    }
+}
+
 /// Rows with one text column per name.
 pub fn rows(columns: &[&str], rows: Value) -> Outcome {
     Outcome::Rows(ResultSet {
