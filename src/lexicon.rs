@@ -188,6 +188,26 @@ pub fn reads_english(question: &str) -> bool {
     function >= 1 && function * 5 >= words.len()
 }
 
+/// Words that open a relative clause.
+pub const RELATIVE: &[&str] = &["who", "whom", "whose", "that", "which"];
+/// Words in -ing that are no verb of a clause.
+const NOT_PARTICIPLES: &[&str] = &[
+    "ascending", "descending", "during", "according", "including", "excluding", "following", "remaining", "existing",
+    "nothing", "something", "anything", "everything", "thing", "things", "string", "strings", "king", "kings", "ring", "spring",
+];
+
+/// Does the question carry a clause after its first word, a relative ("students *who tried out*")
+/// or a participle ("professors *teaching* in …")? Its verb may name a table the question's
+/// nouns do not.
+pub fn has_clause(question: &str) -> bool {
+    question
+        .to_lowercase()
+        .split(|c: char| !c.is_alphanumeric())
+        .filter(|w| !w.is_empty())
+        .skip(1)
+        .any(|w| RELATIVE.contains(&w) || (w.len() >= 5 && w.ends_with("ing") && !NOT_PARTICIPLES.contains(&w)))
+}
+
 /// The numbers a question names, in digits or words ("five customers", "top 10").
 pub fn numbers_named(question: &str) -> Vec<u64> {
     question
@@ -243,5 +263,13 @@ mod tests {
         assert_eq!(numbers_named("I need five customers from Paris"), vec![5]);
         assert_eq!(numbers_named("top 10 of 2015"), vec![10, 2015]);
         assert!(numbers_named("Welche Kunden?").is_empty());
+    }
+
+    #[test]
+    fn clauses() {
+        assert!(has_clause("What are the names of all students who tried out?"));
+        assert!(has_clause("Professors teaching in the history department"));
+        assert!(!has_clause("Which authors are from Peru?"));
+        assert!(!has_clause("List the names of teachers in ascending order of age"));
     }
 }

@@ -18,6 +18,8 @@ use sqlparser::ast::{Expr, GroupByExpr, OrderByKind, Query, SelectItem, SetExpr}
 use super::{aliases, column_of, finding, named_in_question, Finding, Severity};
 use crate::catalog::Catalog;
 
+/// How many of [`RANKING`]'s words, from its start, are superlatives.
+const SUPERLATIVES_END: usize = 26;
 /// Words that rank: a superlative, or a bound on a count or amount.
 const RANKING: &[&str] = &[
     "most", "least", "fewest", "highest", "lowest", "largest", "smallest", "biggest", "greatest", "maximum", "minimum",
@@ -39,10 +41,21 @@ const MEASURE: &[&str] = &["number", "amount", "count", "total", "sum", "average
 /// The question's lower-case words with the phrases that rank, order or bound removed: what is
 /// left names what the question wants to see.
 pub fn without_ranking_phrases(question: &str) -> String {
-    let words: Vec<String> =
-        question.to_lowercase().split(|c: char| !c.is_alphanumeric()).filter(|w| !w.is_empty()).map(str::to_string).collect();
+    ranking_phrases(question).0
+}
+
+/// The question's lower-case words split in two: (what is left once the phrases that rank, order
+/// or bound are removed, the words of those phrases). A comma ends a phrase.
+pub fn ranking_phrases(question: &str) -> (String, String) {
+    let words: Vec<String> = question
+        .to_lowercase()
+        .replace([',', ';'], " , ")
+        .split(|c: char| !c.is_alphanumeric() && c != ',')
+        .filter(|w| !w.is_empty())
+        .map(str::to_string)
+        .collect();
     let mut keep = vec![true; words.len()];
-    let stops = |w: &str| PHRASE_END.contains(&w);
+    let stops = |w: &str| w == "," || PHRASE_END.contains(&w);
     let mut i = 0;
     while i < words.len() {
         let w = words[i].as_str();
@@ -53,8 +66,12 @@ pub fn without_ranking_phrases(question: &str) -> String {
         let start = if RANKING.contains(&w) && !heads_request {
             Some(i + 1)
         } else if ORDERING.contains(&w) {
-            // "ordered [ascending] by X", "in descending order of X": from "by"/"of" on
-            (i + 1..(i + 4).min(words.len())).find(|&j| words[j] == "by" || words[j] == "of").map(|j| j + 1)
+            // "ordered [ascending] by X", "in descending order of X": from "by"/"of" on; "an
+            // ordered list of X" lists X
+            (i + 1..(i + 4).min(words.len()))
+                .take_while(|&j| words[j] != "list")
+                .find(|&j| words[j] == "by" || words[j] == "of")
+                .map(|j| j + 1)
         } else {
             None
         };
@@ -87,8 +104,21 @@ pub fn without_ranking_phrases(question: &str) -> String {
         }
         i = j.max(i + 1);
     }
-    words.into_iter().zip(keep).filter(|(_, k)| *k).map(|(w, _)| w).collect::<Vec<_>>().join(" ")
+    let (mut kept, mut removed) = (Vec::new(), Vec::new());
+    for (w, k) in words.into_iter().zip(keep) {
+        if w != "," {
+            if k { kept.push(w) } else { removed.push(w) }
+        }
+    }
+    (kept.join(" "), removed.join(" "))
 }
+
+/// A second request after the first ("… and what are the rates?", "… and how long did they
+/// last?", "… and their names"): what the query ranks by may be what it asks back.
+static ASKS_BACK: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?:\band|\balso|,)\s+(?:also\s+)?(?:what|how\s+(?:many|much|long|old|big|large|often)|which|list|show|give|return|display|their|its|those|these|the\s+(?:number|count|total|amount|value)s?)\b")
+        .expect("compiles")
+});
 
 /// Is this column name an identifier's?
 fn is_id_column(name: &str) -> bool {
@@ -114,7 +144,11 @@ pub fn unasked_items(query: &Query, catalog: &Catalog, question: &str) -> Vec<(u
     if select.projection.len() < 2 {
         return out;
     }
-    let asked = without_ranking_phrases(question);
+    let (asked, ranking) = ranking_phrases(question);
+    let asks_back = ASKS_BACK.is_match(&question.to_lowercase());
+    // a superlative ranks by what it implies ("the oldest" by birth date, "the most expensive" by
+    // price): evidence for a key the phrase does not name
+    let superlative = question.to_lowercase().split(|c: char| !c.is_alphanumeric()).any(|w| RANKING[..SUPERLATIVES_END].contains(&w));
     // the keys: ORDER BY expressions, and both sides of HAVING's comparisons
     let mut keys: Vec<&Expr> = match query.order_by.as_ref().map(|o| &o.kind) {
         Some(OrderByKind::Expressions(items)) => items.iter().map(|o| &o.expr).collect(),
@@ -135,12 +169,19 @@ pub fn unasked_items(query: &Query, catalog: &Catalog, question: &str) -> Vec<(u
             SelectItem::ExprWithAlias { expr, alias } => (expr, Some(alias.value.as_str())),
             _ => continue,
         };
-        if !matches!(e, Expr::Value(_)) && is_key(e, alias) && !named_in_question(e, &asked) {
+        // only with evidence that the key belongs to the ranking phrase: an aggregate (its
+        // measure is what ranks), or a column the phrase names; never when the question asks
+        // something back after its first request
+        let in_phrase = matches!(e, Expr::Function(_)) || superlative || named_in_question(e, &ranking);
+        if !matches!(e, Expr::Value(_)) && is_key(e, alias) && in_phrase && !asks_back && !named_in_question(e, &asked) {
             out.push((n, Unasked::Key));
         }
     }
-    // identifiers beside other columns of their table
-    if !ASKS_IDS.is_match(&question.to_lowercase()) {
+    // identifiers beside other columns of their table, unless the request enumerates as many
+    // things as the query returns ("the employee number, name and job title": the number may be
+    // the id)
+    let enumerated = asked_attributes(question).is_some_and(|a| a.len() >= select.projection.len());
+    if !ASKS_IDS.is_match(&question.to_lowercase()) && !enumerated {
         let aliases = aliases(select, catalog);
         let sole_group_key = |e: &Expr| matches!(&select.group_by, GroupByExpr::Expressions(k, _) if k.len() == 1 && k[0] == *e);
         let plain: Vec<(usize, &Expr, (crate::catalog::RelName, String))> = select
@@ -313,5 +354,34 @@ mod tests {
         // fewer columns than the things asked
         assert_eq!(columns("SELECT name FROM authors", "What are the name and birth year of every author?"), ["attributes"]);
         assert!(columns("SELECT name, born FROM authors", "What are the name and birth year of every author?").is_empty());
+    }
+
+    fn retail_columns(sql: &str, q: &str) -> Vec<String> {
+        let catalog = crate::testing::retail();
+        let query = check_query(sql).unwrap().query;
+        unasked(&query, &catalog, q).into_iter().map(|f| f.checker.to_string()).collect()
+    }
+
+    #[test]
+    fn a_key_is_unasked_only_with_evidence_from_the_ranking_phrase() {
+        let by_price = "SELECT name, price FROM catalog.products ORDER BY price DESC LIMIT 5";
+        // the phrase that ranks names the key, and nothing asks for it
+        assert_eq!(retail_columns(by_price, "Which 5 products have the highest price?"), ["columns"]);
+        // asked back after the first request
+        assert!(retail_columns(by_price, "Which 5 products have the highest price, and what are those prices?").is_empty());
+        assert!(retail_columns(by_price, "Name the 5 products with the highest price and also the price itself").is_empty());
+        // the key is not named by any ranking phrase: no evidence
+        assert!(retail_columns("SELECT name, category FROM catalog.products ORDER BY category", "List products and their kinds in alphabetical order").is_empty());
+        // a count asked after a bound: "at least 2 orders, how many"
+        assert!(retail_columns(
+            "SELECT c.\"FullName\", count(*) FROM sales.\"Customers\" c JOIN sales.orders o ON o.\"CustomerID\" = c.\"CustomerID\" GROUP BY c.\"FullName\" HAVING count(*) >= 2",
+            "For each customer with at least 2 orders, how many orders did they place?"
+        )
+        .is_empty());
+        // an ordered list of ids asks for the ids
+        assert!(retail_columns("SELECT employee_id FROM hr.employees ORDER BY employee_id", "What is the ordered list of employee ids?").is_empty());
+        // an id the enumeration may name ("employee number")
+        assert!(retail_columns("SELECT employee_id, name, salary FROM hr.employees", "Show the employee number, name and salary of every employee").is_empty());
+        assert_eq!(retail_columns("SELECT employee_id, name, salary FROM hr.employees", "Show the names and salaries of employees"), ["columns"]);
     }
 }

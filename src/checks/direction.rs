@@ -78,8 +78,16 @@ enum Kind {
     Age,
     /// A number (or an aggregate).
     Amount,
+    /// A position in an order (`rank`, `position`, `place`, `seed`): 1 is the top, so "highest"
+    /// may mean the smallest number; no amount word is judged on it.
+    Ordinal,
     /// Text, or unknown.
     Other,
+}
+
+/// Does the column's name say it holds a position in an order, where 1 is the top?
+fn is_ordinal(name: &str) -> bool {
+    name.split(|c: char| !c.is_alphanumeric()).any(|w| ["rank", "ranking", "position", "place", "seed", "standing", "pos"].contains(&w))
 }
 
 fn column_kind(c: &Column) -> Kind {
@@ -87,6 +95,8 @@ fn column_kind(c: &Column) -> Kind {
     let numeric = ["int", "numeric", "decimal", "real", "double", "float", "money"].iter().any(|w| t.contains(w));
     if t.contains("date") || t.contains("time") || ["birth", "born", "year", "founded", "established", "opened", "since"].iter().any(|w| n.contains(w)) {
         Kind::Time
+    } else if is_ordinal(&n) {
+        Kind::Ordinal
     } else if n == "age" || n.ends_with("_age") || n.starts_with("age_") {
         Kind::Age
     } else if numeric {
@@ -220,7 +230,7 @@ mod tests {
                     kind: RelKind::Table,
                     comment: None,
                     row_estimate: None,
-                    columns: vec![col("name", "text"), col("age", "integer"), col("birth_date", "date"), col("sales", "numeric"), col("country", "text")],
+                    columns: vec![col("name", "text"), col("age", "integer"), col("birth_date", "date"), col("sales", "numeric"), col("country", "text"), col("chart_rank", "integer")],
                     primary_key: vec![],
                 },
                 Table {
@@ -265,5 +275,9 @@ mod tests {
         assert!(!fires("Which singers sold at least 10?", "SELECT name FROM singer ORDER BY sales ASC LIMIT 1"));
         assert!(!fires("List singers from the youngest to the oldest", "SELECT name FROM singer ORDER BY age DESC LIMIT 3"));
         assert!(fires("Which is the most common country?", "SELECT country FROM singer GROUP BY country ORDER BY count(*) ASC LIMIT 1"));
+        // a position in an order: the highest rank may be number 1
+        assert!(!fires("Which singer has the highest chart rank?", "SELECT name FROM singer ORDER BY chart_rank ASC LIMIT 1"));
+        assert!(!fires("Which singer has the highest chart rank?", "SELECT name FROM singer ORDER BY chart_rank DESC LIMIT 1"));
+        assert!(!fires("What is the best chart rank?", "SELECT min(chart_rank) FROM singer"));
     }
 }

@@ -164,6 +164,13 @@ fn needless_one(select: &Select, order_by: &[Expr], catalog: &Catalog, question:
         if own_words.iter().any(|w| question_names(&lower, w)) {
             continue;
         }
+        // a table that references the one it joins, under a clause ("students who tried out",
+        // "professors teaching in …"): the clause's verb may name it as the filter asked for
+        let parent = other.as_ref().and_then(|o| scope.iter().find(|s| &s.qualifier == o)).map(|s| &s.table.name);
+        let references_other = parent.is_none_or(|p| !catalog.foreign_keys.iter().any(|fk| &fk.from == p && fk.to == t.table.name));
+        if references_other && crate::lexicon::has_clause(question) {
+            continue;
+        }
         return Some(i);
     }
     None
@@ -231,6 +238,30 @@ fn qualifiers_in(e: &impl Visit, scope: &[InScope]) -> BTreeSet<String> {
     let mut refs = Refs { scope, out: BTreeSet::new() };
     let _ = e.visit(&mut refs);
     refs.out
+}
+
+/// The tables of the outer block's FROM that the block reads nothing from outside their join
+/// conditions (as the query names them), whatever the question says: joined only to filter or
+/// to repeat rows, or for nothing.
+pub fn idle_tables(query: &Query, catalog: &Catalog) -> Vec<String> {
+    let SetExpr::Select(select) = query.body.as_ref() else { return vec![] };
+    let [from] = select.from.as_slice() else { return vec![] };
+    if from.joins.is_empty() {
+        return vec![];
+    }
+    let mut scope = Vec::new();
+    for factor in std::iter::once(&from.relation).chain(from.joins.iter().map(|j| &j.relation)) {
+        let TableFactor::Table { name, alias, args: None, .. } = factor else { return vec![] };
+        let Some(table) = catalog.resolve_object(name) else { return vec![] };
+        let qualifier = alias.as_ref().map_or_else(|| table.name.name.to_lowercase(), |a| a.name.value.to_lowercase());
+        scope.push(InScope { qualifier, table });
+    }
+    let order_by: Vec<Expr> = match query.order_by.as_ref().map(|o| &o.kind) {
+        Some(sqlparser::ast::OrderByKind::Expressions(items)) => items.iter().map(|i| i.expr.clone()).collect(),
+        _ => vec![],
+    };
+    let used = used_outside_joins(select, &order_by, &scope);
+    scope.into_iter().filter(|s| !used.contains(&s.qualifier)).map(|s| s.qualifier).collect()
 }
 
 /// The qualifiers the block reads anywhere but in its join conditions (`*`: every table).

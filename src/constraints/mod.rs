@@ -323,7 +323,7 @@ pub fn extract(question: &str, evidence: Option<&str>) -> Vec<Constraint> {
             // absence of a word means nothing in another language, nor beside a number that
             // may count the rows: "I need five customers from Paris")
             None if lexicon::reads_english(question) && !names_a_count(&q) && !SINGULAR_PICK.is_match(&q) && !picks_some(&q) => {
-                push(Kind::AllRows, "no number of rows asked")
+                push(Kind::AllRows, NO_COUNT_ASKED)
             }
             None => {}
         }
@@ -431,10 +431,16 @@ pub fn verify(c: &Constraint, f: &QueryFacts) -> Verdict {
             f.group_by || f.window || f.distinct || !f.has_function(&["count", "sum", "avg", "min", "max", "total"])
         }
         Kind::Negation => f.negation || f.set_operation || f.falsy_equality,
-        Kind::AllRows => !f.outer_limit,
+        // read from an absence, the rule cannot tell a pick of one extreme the lexicon has no word
+        // for ("the candidate who has the oppose rate") from a display limit: ORDER BY … LIMIT 1
+        // passes
+        Kind::AllRows => !f.outer_limit || (c.phrase == NO_COUNT_ASKED && !f.order_desc.is_empty() && f.limits.contains(&1)),
     };
     Verdict { constraint: c.clone(), satisfied, message: if satisfied { String::new() } else { c.requirement() } }
 }
+
+/// The phrase of an `all_rows` read from the absence of any word that limits the rows.
+const NO_COUNT_ASKED: &str = "no number of rows asked";
 
 /// Problems of the SQL alone, whatever the question: a LIMIT without an ORDER BY returns arbitrary
 /// rows (and is usually a probe's display limit copied into the answer).
