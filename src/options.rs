@@ -192,7 +192,7 @@ impl AskOptions {
             refine: r.flag("refine", true)?,
             two_round: r.flag("two_round", false)?,
             generators: match r.obj.get("generators") {
-                None => vec![Generator::Direct],
+                None => vec![Generator::Decompose],
                 Some(Value::Array(a)) if !a.is_empty() => {
                     let mut out: Vec<Generator> = Vec::new();
                     for g in a {
@@ -213,7 +213,7 @@ impl AskOptions {
 
     /// A single generation (one generator, one sample), or N-version.
     pub fn single_generation(&self) -> bool {
-        self.generators == [Generator::Direct] && self.samples == 1
+        self.generators.len() == 1 && self.generators[0] != Generator::FewShot && self.samples == 1
     }
 
     /// The options as they take effect, for the audit log: stages that are off show as off.

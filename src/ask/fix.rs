@@ -4,11 +4,12 @@
 //!
 //! | fix | problem | rewrite |
 //! |---|---|---|
-//! | `alias` | a column qualified with an alias whose table lacks it (`T1.order_id`, `order_id` in `T2`'s table) | the alias of the one table in scope that has it; only in a query with one scope (no subqueries), and only when exactly one table in scope has the column |
+//! | `alias` | a column qualified with an alias whose table lacks it (`T1.order_id`, `order_id` in `T2`'s table) | the alias of the one table in scope that has it; only in a query with one scope (no subqueries), and only when exactly one table in scope has the column. A run whose answer needed it and then reads nothing from a joined table ends `unverified`: the model misread the schema |
 //! | `limit` | a LIMIT the question does not ask for (`all_rows`), or one without ORDER BY | the outer LIMIT removed |
 //! | `top_k` | "top k" asked, the query ranks (ORDER BY) but has no LIMIT | `LIMIT k` |
 //! | `nulls_last` | `null_order`: a nullable column ranked DESC holds NULLs, which PostgreSQL sorts first | `NULLS LAST` on the DESC keys without a NULLS clause |
 //! | `group_by` | PostgreSQL: a column "must appear in the GROUP BY clause" | the column added to the GROUP BY |
+//! | `distinct_order` | PostgreSQL: "for SELECT DISTINCT, ORDER BY expressions must appear in select list" | a grouping by the selected expressions, each other ORDER BY key under `max` (DESC) or `min` (ASC) |
 //! | `needless_join` | a table joined in that the answer takes nothing from and the question does not name, whose join changes the rows (`check:needless_join`), or in a query that fails to plan | the join removed (leaf first, so a bridge to it goes too) |
 //! | `fan_out` | a count a one-to-many join inflates, shown by the data (`check:fan_out`) | `COUNT(DISTINCT <key>)` of the counted table |
 //! | `columns` | a column the question does not ask for (`check:columns`: a ranking or HAVING key named only in the phrase that ranks, an identifier beside other columns of its table) | the column removed from the output (an ORDER BY that named it by its alias names the expression) |
@@ -78,6 +79,9 @@ pub fn propose(current: &Attempt, catalog: &Catalog, question: &str, constraints
         push("alias", requalify(q, catalog));
         if let Some(column) = current.problems.iter().find_map(|p| missing_from_group_by(p)) {
             push("group_by", add_to_group_by(q, &column));
+        }
+        if current.problems.iter().any(|p| p.contains("for SELECT DISTINCT, ORDER BY expressions must appear in select list")) {
+            push("distinct_order", distinct_ordered(q));
         }
     }
     if violated("all_rows") || violated("limit_without_order") {
@@ -346,6 +350,61 @@ fn add_to_group_by(query: &Query, column: &str) -> Option<(Query, String)> {
     Some((fixed, format!("{column} added to the GROUP BY: every selected column that is not aggregated must be grouped")))
 }
 
+/// `SELECT DISTINCT a … ORDER BY b`, which PostgreSQL refuses, as the grouping it means: each
+/// distinct row once, ranked by its largest `b` when descending and its smallest when ascending
+/// (`SELECT a … GROUP BY a ORDER BY max(b) DESC`).
+fn distinct_ordered(query: &Query) -> Option<(Query, String)> {
+    use sqlparser::ast::{Distinct, Function, FunctionArg, FunctionArgExpr, FunctionArgumentList, FunctionArguments, ObjectName, OrderByKind, SelectItem};
+    let mut fixed = query.clone();
+    let SetExpr::Select(select) = fixed.body.as_mut() else { return None };
+    if !matches!(select.distinct, Some(Distinct::Distinct)) || !matches!(&select.group_by, GroupByExpr::Expressions(e, _) if e.is_empty()) {
+        return None;
+    }
+    let mut keys = Vec::new();
+    for item in &select.projection {
+        match item {
+            SelectItem::UnnamedExpr(e) | SelectItem::ExprWithAlias { expr: e, .. } => keys.push(e.clone()),
+            _ => return None,
+        }
+    }
+    // a projection that aggregates is no list of rows to group
+    if keys.iter().any(|k| matches!(k, Expr::Function(_))) {
+        return None;
+    }
+    let Some(OrderByKind::Expressions(items)) = fixed.order_by.as_mut().map(|o| &mut o.kind) else { return None };
+    let mut changed = Vec::new();
+    for item in items.iter_mut() {
+        if keys.contains(&item.expr) {
+            continue;
+        }
+        let descending = matches!(item.options.sort, Some(sqlparser::ast::OrderBySort::Desc));
+        let name = if descending { "max" } else { "min" };
+        let wrapped = Expr::Function(Function {
+            name: ObjectName::from(vec![Ident::new(name)]),
+            uses_odbc_syntax: false,
+            parameters: FunctionArguments::None,
+            args: FunctionArguments::List(FunctionArgumentList {
+                duplicate_treatment: None,
+                args: vec![FunctionArg::Unnamed(FunctionArgExpr::Expr(item.expr.clone()))],
+                clauses: vec![],
+            }),
+            filter: None,
+            null_treatment: None,
+            over: None,
+            within_group: vec![],
+        });
+        changed.push(format!("{} → {wrapped}", item.expr));
+        item.expr = wrapped;
+    }
+    if changed.is_empty() {
+        return None;
+    }
+    let SetExpr::Select(select) = fixed.body.as_mut() else { return None };
+    select.distinct = None;
+    select.group_by = GroupByExpr::Expressions(keys, vec![]);
+    Some((fixed, format!("DISTINCT with an ORDER BY on other columns written as a grouping: {}", changed.join(", "))))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -443,6 +502,21 @@ mod tests {
             fixes(&a, "How many customers have orders?"),
             [("fan_out", "SELECT count(DISTINCT c.customer_id) FROM customers AS c JOIN orders AS o ON o.customer_id = c.customer_id".to_string())]
         );
+    }
+
+    #[test]
+    fn distinct_ordered_by_another_column_becomes_a_grouping() {
+        let sql = "SELECT DISTINCT a.name FROM authors AS a JOIN books AS b ON b.author_id = a.author_id ORDER BY b.price DESC LIMIT 3";
+        let problem = "PostgreSQL cannot plan it: for SELECT DISTINCT, ORDER BY expressions must appear in select list";
+        let a = attempt(sql, &[], &[problem], true);
+        assert_eq!(
+            fixes(&a, "Which 3 authors wrote the dearest books?"),
+            [("distinct_order", "SELECT a.name FROM authors AS a JOIN books AS b ON b.author_id = a.author_id GROUP BY a.name ORDER BY max(b.price) DESC LIMIT 3".to_string())]
+        );
+        let a = attempt(&sql.replace("DESC", "ASC"), &[], &[problem], true);
+        assert!(fixes(&a, "q")[0].1.contains("ORDER BY min(b.price) ASC"));
+        // ordered by what it selects: nothing to do
+        assert!(fixes(&attempt("SELECT DISTINCT name FROM authors ORDER BY name", &[], &[problem], true), "q").is_empty());
     }
 
     #[test]

@@ -202,13 +202,15 @@ impl<D: Database + ?Sized, M: Model + ?Sized> Ask<'_, '_, D, M> {
         )
     }
 
-    /// One generation by the direct generator.
+    /// One generation by the one generator (the default `decompose`: the sub-questions first, then
+    /// one query; `direct`: the query alone).
     pub(super) fn single(&mut self) -> Result<String> {
-        let messages = prompts::generate(&self.schema.text, self.question.text, self.question.evidence, &self.grounding, &self.constraints);
+        let g = self.opts.generators[0];
+        let messages = prompts::generate_with(g, &self.schema.text, self.question.text, self.question.evidence, &self.grounding, &self.constraints, &[]);
         let sql = self
-            .ask_sql(messages, Stage::Generate)?
+            .sql_answer(messages, Stage::Generate, "", g.schema(), None)?
             .map_err(|e| no_usable_sql(format!("the model did not return a usable SQL query after {FORMAT_ATTEMPTS} attempts: {e}")))?;
-        self.trace.step(Stage::Generate, Status::Ok, "candidate SQL", Some(sql.clone()), Value::Null)?;
+        self.trace.step(Stage::Generate, Status::Ok, format!("{}: candidate SQL", g.name()), Some(sql.clone()), json!({"generator": g.name()}))?;
         Ok(sql)
     }
 

@@ -12,6 +12,7 @@ use serde_json::{json, Value};
 use super::probe::Grounding;
 use super::prompts::{self, parse_sql_answer, sql_schema};
 use super::repair::Attempt;
+use crate::sql::check_query;
 use crate::catalog::{quote_ident, Catalog, RelName};
 use crate::constraints::{self, Constraint};
 use crate::context::{self, Samples, SchemaContext};
@@ -320,7 +321,22 @@ impl<D: Database + ?Sized, M: Model + ?Sized> Ask<'_, '_, D, M> {
         self.finish(chosen, true)
     }
 
-    fn finish(mut self, chosen: Attempt, verified: bool) -> Result<Explanation> {
+    fn finish(mut self, mut chosen: Attempt, verified: bool) -> Result<Explanation> {
+        // a column the model put on the wrong table and a fix moved, leaving a joined table the
+        // answer reads nothing from: the query runs, but the model misread the schema and joined
+        // by that reading (on spider_train such answers were right half the time): an open
+        // problem, not `ok`
+        if verified && !chosen.fails {
+            let moved = self.trace.steps.iter().filter(|s| s.stage == Stage::Fix && s.status == Status::Ok && s.data["fix"] == "alias");
+            let idle = check_query(&chosen.sql).map(|c| crate::checks::needless_join::idle_tables(&c.query, &self.catalog)).unwrap_or_default();
+            if let (Some(step), false) = (moved.last(), idle.is_empty()) {
+                let what = step.detail.split("; now:").next().unwrap_or_default().to_string();
+                chosen.problems.push(format!(
+                    "{what}, by a mechanical fix, and the answer now reads nothing from {}: the model misread which table holds the column, so the join is no evidence",
+                    idle.join(", ")
+                ));
+            }
+        }
         let clean = verified && chosen.is_clean();
         let detail = if clean {
             "verified: every constraint holds, it plans and runs".to_string()
