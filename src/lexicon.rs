@@ -188,6 +188,20 @@ pub fn reads_english(question: &str) -> bool {
     function >= 1 && function * 5 >= words.len()
 }
 
+/// Words that ask for every column of a row: "all the information", "the details", "all data".
+pub const WHOLE_ROW: &[&str] = &[
+    "information", "info", "details", "detail", "data", "everything", "all columns", "all attributes", "all fields", "all records",
+    "full record", "full records",
+];
+
+/// Does the question ask for whole rows ("all the customer information", "the details of")?
+pub fn asks_whole_rows(question: &str) -> bool {
+    let q = question.to_lowercase();
+    let words: Vec<&str> = q.split(|c: char| !c.is_alphanumeric()).filter(|w| !w.is_empty()).collect();
+    let text = words.join(" ");
+    WHOLE_ROW.iter().any(|w| if w.contains(' ') { text.contains(w) } else { words.contains(w) })
+}
+
 /// Words that open a relative clause.
 pub const RELATIVE: &[&str] = &["who", "whom", "whose", "that", "which"];
 /// Words in -ing that are no verb of a clause.
@@ -271,5 +285,14 @@ mod tests {
         assert!(has_clause("Professors teaching in the history department"));
         assert!(!has_clause("Which authors are from Peru?"));
         assert!(!has_clause("List the names of teachers in ascending order of age"));
+    }
+
+    #[test]
+    fn whole_rows() {
+        assert!(asks_whole_rows("Find all the customer information in state NY."));
+        assert!(asks_whole_rows("Find the details for all chip models."));
+        assert!(asks_whole_rows("Select all the data from the products"));
+        assert!(!asks_whole_rows("Which books are cheap?"));
+        assert!(!asks_whole_rows("List the database names"));
     }
 }

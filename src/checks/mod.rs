@@ -540,10 +540,7 @@ pub fn check(query: &Query, catalog: &Catalog, question: &str, observed: &Observ
     out.extend(literals::check(&literal_comparisons(query, catalog), &observed.stored, question));
     // 4. SELECT *, when an English question does not ask for every column (the trigger is the
     // absence of words: another language is not judged)
-    let q = question.to_lowercase();
-    let wants_all = ["all information", "all the information", "all details", "all the details", "all columns", "all attributes", "everything", "all data", "all info"]
-        .iter()
-        .any(|w| q.contains(w));
+    let wants_all = crate::lexicon::asks_whole_rows(question);
     if english && !wants_all && select.projection.iter().any(|i| matches!(i, SelectItem::Wildcard(_))) {
         out.push(finding("select", Severity::Repair, "SELECT * returns every column: select only the columns the question asks for".into()));
     }

@@ -84,6 +84,9 @@ pub struct QueryFacts {
     pub falsy_equality: bool,
     /// Lower-cased identifiers (tables, columns, aliases).
     pub identifiers: BTreeSet<String>,
+    /// Lower-cased names of the columns the outermost block returns as they are (`T1.kids` →
+    /// `kids`).
+    pub projected: BTreeSet<String>,
 }
 
 impl QueryFacts {
@@ -163,6 +166,23 @@ impl Visitor for Collector<'_> {
             self.facts.seen_outer = true;
             self.facts.outer_limit = q.fetch.is_some()
                 || matches!(&q.limit_clause, Some(LimitClause::LimitOffset { limit: Some(_), .. }) | Some(LimitClause::OffsetCommaLimit { .. }));
+            if let sqlparser::ast::SetExpr::Select(select) = q.body.as_ref() {
+                for item in &select.projection {
+                    let e = match item {
+                        sqlparser::ast::SelectItem::UnnamedExpr(e) | sqlparser::ast::SelectItem::ExprWithAlias { expr: e, .. } => e,
+                        _ => continue,
+                    };
+                    match e {
+                        Expr::Identifier(i) => {
+                            self.facts.projected.insert(i.value.to_lowercase());
+                        }
+                        Expr::CompoundIdentifier(parts) => {
+                            self.facts.projected.extend(parts.last().map(|i| i.value.to_lowercase()));
+                        }
+                        _ => {}
+                    }
+                }
+            }
         }
         if let Some(ob) = &q.order_by {
             if let sqlparser::ast::OrderByKind::Expressions(items) = &ob.kind {

@@ -151,6 +151,9 @@ static ROWS_VERB_BEFORE: Lazy<Regex> = Lazy::new(|| re(r"\b(?:name|list|pick|sho
 static COUNT: Lazy<Regex> = Lazy::new(|| {
     re(r"^\s*(how many)\b|\b(?:what is|what's|find|show|give|return|list|count|tell me)\s+(?:me\s+)?(?:the\s+)?(?:total\s+)?(number of)\b|^\s*(count)\b")
 });
+/// The noun a count phrase counts: "how many [different] kids".
+static COUNTED: Lazy<Regex> = Lazy::new(|| re(r"^\s+(?:of\s+)?(?:the\s+)?(?:different\s+|distinct\s+|total\s+)?([a-z][a-z_]+)\b"));
+static ON_AVERAGE: Lazy<Regex> = Lazy::new(|| re(r"\b(?:on average|in average|an average|the average|average number)\b"));
 static PERCENT: Lazy<Regex> = Lazy::new(|| re(r"\b(percentage|percent|ratio|proportion)\b"));
 static AVERAGE: Lazy<Regex> = Lazy::new(|| re(r"\b(average|mean)\b"));
 static SUM: Lazy<Regex> = Lazy::new(|| re(r"\b(sum of|sum up|in total|total amount of|total sum of)\b"));
@@ -259,9 +262,16 @@ pub fn extract(question: &str, evidence: Option<&str>) -> Vec<Constraint> {
         push(Kind::Distinct, &m[1]);
     }
     // "How many ...? List them." asks for the rows as well: no single count then
-    if let Some(m) = COUNT.captures(&q).filter(|_| !LIST_TOO.is_match(&q)) {
-        let phrase = m.get(1).or(m.get(2)).or(m.get(3)).map_or("", |p| p.as_str());
-        push(Kind::Count, phrase);
+    // "how many songs, on average": an average, not a count
+    if let Some(m) = COUNT.captures(&q).filter(|_| !LIST_TOO.is_match(&q) && !ON_AVERAGE.is_match(&q)) {
+        let head = m.get(1).or(m.get(2)).or(m.get(3)).expect("one group matches");
+        // with the thing counted ("how many kids"): a stored column of that name answers it
+        let counted = COUNTED.captures(&q[head.end()..]).map(|c| c[1].to_string());
+        let phrase = match &counted {
+            Some(noun) => format!("{} {noun}", head.as_str()),
+            None => head.as_str().to_string(),
+        };
+        push(Kind::Count, &phrase);
     }
     if let Some(m) = PERCENT.captures(&q) {
         push(Kind::Percentage, &m[1]);
@@ -292,6 +302,11 @@ pub fn extract(question: &str, evidence: Option<&str>) -> Vec<Constraint> {
         let phrase = &m[1];
         let less = lexicon::BOUNDS_BELOW.iter().any(|w| phrase.contains(w));
         let negated = phrase.starts_with("not ") || phrase.starts_with("no ");
+        // "at least one course", "more than at least one engineer": existence (a join, EXISTS, a
+        // comparison with some row), which no number in the SQL need show
+        if value == 1.0 && !less && !negated && phrase.ends_with("at least") {
+            continue;
+        }
         let op = if less != negated { Direction::Less } else { Direction::Greater };
         push(Kind::Comparison { op, value }, m[0].trim_end_matches(|c: char| !c.is_alphanumeric()));
     }
@@ -396,7 +411,13 @@ pub fn verify(c: &Constraint, f: &QueryFacts) -> Verdict {
                 || !f.order_desc.is_empty()
                 || f.identifier_mentions(RANK_WORDS)
         }
-        Kind::Count => f.has_function(&["count", "sum"]) || f.identifier_mentions(&["count", "num", "number"]),
+        // or a column that stores the count asked for, returned as it is ("how many kids stay
+        // in the room" answered by `reservations.kids`)
+        Kind::Count => {
+            f.has_function(&["count", "sum"])
+                || f.identifier_mentions(&["count", "num", "number"])
+                || counted_noun(&c.phrase).is_some_and(|n| f.projected.iter().any(|p| p.rsplit('_').next().is_some_and(|w| w.trim_end_matches('s') == n)))
+        }
         Kind::Percentage => {
             f.division || f.multiply_by_100 || f.identifier_mentions(&["percent", "ratio", "rate", "proportion", "pct"])
         }
@@ -438,6 +459,16 @@ pub fn verify(c: &Constraint, f: &QueryFacts) -> Verdict {
     };
     Verdict { constraint: c.clone(), satisfied, message: if satisfied { String::new() } else { c.requirement() } }
 }
+
+/// The singular of the noun a count phrase names ("how many kids" → `kid`), if it names one.
+fn counted_noun(phrase: &str) -> Option<String> {
+    let rest = phrase.strip_prefix("how many ").or_else(|| phrase.strip_prefix("number of "))?;
+    let noun = rest.trim().trim_end_matches('s');
+    (noun.len() >= 3 && !STOP_NOUNS.contains(&noun)).then(|| noun.to_string())
+}
+
+/// Words after "how many" that are no stored quantity.
+const STOP_NOUNS: &[&str] = &["time", "different", "distinct", "unique", "the", "other", "more", "people", "row", "record", "entrie"];
 
 /// The phrase of an `all_rows` read from the absence of any word that limits the rows.
 const NO_COUNT_ASKED: &str = "no number of rows asked";
@@ -559,5 +590,28 @@ mod tests {
         for c in extract("How many different countries have more than two singers, not counting those born in 1990?", None) {
             assert!(!c.phrase.is_empty(), "{c:?}");
         }
+    }
+
+    #[test]
+    fn a_count_is_answered_by_the_column_that_stores_it() {
+        let holds = |q: &str, sql: &str| {
+            let f = facts_of(sql, SqlDialect::Postgres).unwrap();
+            extract(q, None).iter().filter(|c| c.name() == "count").all(|c| verify(c, &f).satisfied)
+        };
+        assert!(holds("How many kids stay in the room reserved by Roy Sweazy?", "SELECT r.kids FROM reservations AS r WHERE r.lastname = 'SWEAZY'"));
+        assert!(holds("What is the number of faculty lines at Long Beach in 2002?", "SELECT faculty FROM faculty WHERE year = 2002"));
+        // the stored column must be returned, and be the thing counted
+        assert!(!holds("How many customers are there?", "SELECT name FROM customers"));
+        assert!(!holds("How many orders did Ada place?", "SELECT order_total FROM orders"));
+        // an average of counts is no count
+        assert!(!kinds("How many songs, on average, does a female artist sing?").contains(&"count"));
+    }
+
+    #[test]
+    fn at_least_one_is_existence_not_a_bound() {
+        assert!(!kinds("Which customers placed at least one order?").contains(&"comparison"));
+        assert!(!kinds("Which products are dearer than at least one product in the toys category?").contains(&"comparison"));
+        assert!(kinds("Which customers placed at least two orders?").contains(&"comparison"));
+        assert!(kinds("Which customers placed more than one order?").contains(&"comparison"));
     }
 }

@@ -119,3 +119,33 @@ SELECT * FROM nl2sql_verify('How many orders?', 'DELETE FROM orders');
 SELECT * FROM show_error($$SELECT * FROM nl2sql_verify('How many orders?', 'SELEC 1')$$);
 SELECT * FROM show_error($$SELECT * FROM nl2sql_verify(NULL, 'SELECT 1')$$);
 SELECT * FROM show_error($$SELECT * FROM nl2sql_verify('How many orders?', NULL)$$);
+
+-- a question with a non-breaking space (U+00A0) inside a number phrase: once a panic (XX000)
+SELECT requirement, satisfied FROM nl2sql_verify(U&'Which customers placed more than 1\00A0order?',
+    'SELECT c.name FROM customers AS c JOIN orders AS o ON o.customer_id = c.customer_id GROUP BY c.name HAVING count(*) > 1');
+SELECT requirement, satisfied FROM nl2sql_verify(U&'Which customers placed more than 5\00A0orders?', 'SELECT name FROM customers');
+
+-- a question in German: no rule that reads English words (or their absence) finds anything in a
+-- LIMIT or a join it cannot read ("die drei" is a count it does not know)
+SELECT * FROM nl2sql_verify('Welche drei Kunden haben die höchsten Bestellbeträge?',
+    'SELECT c.name FROM customers AS c JOIN orders AS o ON o.customer_id = c.customer_id ORDER BY o.amount DESC LIMIT 3');
+SELECT * FROM nl2sql_fix('Welche drei Kunden haben die höchsten Bestellbeträge?',
+    'SELECT c.name FROM customers AS c JOIN orders AS o ON o.customer_id = c.customer_id ORDER BY o.amount DESC LIMIT 3');
+
+-- nl2sql_fix: the mechanical fixes of one SQL for one question, each verified as the caller; a
+-- fix is kept only if it runs with fewer problems
+-- a column on the wrong alias, moved to the one table that has it
+SELECT step, stage, fix, kept, sql FROM nl2sql_fix('How many orders did customers from Paris place?',
+    'SELECT count(c.order_id) FROM customers AS c JOIN orders AS o ON o.customer_id = c.customer_id WHERE c.city = ''Paris''');
+-- never a self-comparison: both sides on one alias are not "fixed" into T2.x = T2.x
+SELECT step, stage, fix, kept, sql FROM nl2sql_fix('Which customers placed orders?',
+    'SELECT o.name FROM customers AS c JOIN orders AS o ON o.customer_id = c.customer_id');
+-- a LIMIT nobody asked for, dropped
+SELECT step, stage, fix, kept, sql FROM nl2sql_fix('Which customers live in Paris?',
+    'SELECT name FROM customers WHERE city = ''Paris'' LIMIT 5');
+-- DISTINCT ordered by another column, as the grouping it means
+SELECT step, stage, fix, kept, sql FROM nl2sql_fix('Which cities have the customers with the most credit?',
+    'SELECT DISTINCT city FROM customers ORDER BY credit DESC LIMIT 2');
+-- nothing to fix: one row, the query itself
+SELECT step, stage, fix, kept, sql FROM nl2sql_fix('How many customers are there?', 'SELECT count(*) FROM customers');
+SELECT * FROM show_error($$SELECT * FROM nl2sql_fix('How many orders?', 'SELEC 1')$$);
