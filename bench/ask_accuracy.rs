@@ -52,10 +52,13 @@ use serde_json::{json, Value};
 
 /// (name, options of the call, settings for the session during the call).
 const CONFIGS: &[(&str, &str, &str)] = &[
-    ("zero_shot", r#"{"probe": false, "verify": false}"#, ""),
+    // one bare generation: the direct generator (the query alone), nothing else
+    ("zero_shot", r#"{"probe": false, "verify": false, "generators": ["direct"]}"#, ""),
     ("probe", r#"{"verify": false}"#, ""),
     ("verify", r#"{"probe": false}"#, ""),
     ("full", r#"{}"#, ""),
+    // the full pipeline with the direct generator (the default before 0.4.0)
+    ("direct", r#"{"generators": ["direct"]}"#, ""),
     // the ablation: each stage of the full pipeline off in turn, or one added
     ("no_probe", r#"{"probe": false}"#, ""),
     ("no_values", r#"{"values": false}"#, ""),

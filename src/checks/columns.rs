@@ -232,7 +232,8 @@ static REQUEST: LazyLock<Regex> = LazyLock::new(|| {
 const REQUEST_END: &[&str] = &[
     "of", "for", "in", "from", "who", "whose", "that", "which", "with", "where", "when", "by", "ordered", "sorted", "is",
     "are", "was", "were", "has", "have", "had", "do", "does", "did", "to", "on", "at", "among", "across", "between",
-    "each", "per", "than", "if", "whether", "all", "except", "but", "without", "not",
+    "each", "per", "than", "if", "whether", "all", "except", "but", "without", "not", "listed", "order", "sorted",
+    "ranked", "arranged",
 ];
 
 /// The things a request enumerates ("name, population, and head of state" → 3), when it

@@ -143,7 +143,11 @@ static NOT_DISTINCT: Lazy<Regex> = Lazy::new(|| {
     re(r"^(?:different\s+(?:from|than)\b|unique\s+(?:id|ids|identifier|identifiers|identification|number|numbers|code|codes|key|keys)\b)")
 });
 /// "ordered from the oldest to the youngest": a sort order, not a pick of the extreme row.
-static ORDER_RANGE: Lazy<Regex> = Lazy::new(|| re(r"\bfrom\s+(?:the\s+)?\w+\s+to\s+(?:the\s+)?\w+est\b"));
+/// So are "starting with the oldest", "from greatest to least", "with the highest revenue first",
+/// and a superlative word before a number is a bound ("least 10", missing its "at").
+static ORDER_RANGE: Lazy<Regex> = Lazy::new(|| {
+    re(r"\bfrom\s+(?:the\s+)?\w+\s+to\s+(?:the\s+)?(?:most\s+)?\w+\b|\b(?:starting|beginning)\s+(?:with|from)\s+(?:the\s+)?\w+|\b(?:the\s+)?(?:ones?\s+with\s+(?:the\s+)?)?\w+(?:\s+\w+)?\s+first\s*(?:$|[,.;?!])|\b(?:most|least)\s+\d")
+});
 /// A percentage of another quantity: `80% of the average`.
 static RELATIVE_AFTER: Lazy<Regex> = Lazy::new(|| re(r"^(?:%|\s*percent)\s+of\b"));
 /// A verb that asks for a number of rows: "list at least five ..." is not a comparison.
@@ -613,5 +617,21 @@ mod tests {
         assert!(!kinds("Which products are dearer than at least one product in the toys category?").contains(&"comparison"));
         assert!(kinds("Which customers placed at least two orders?").contains(&"comparison"));
         assert!(kinds("Which customers placed more than one order?").contains(&"comparison"));
+    }
+
+    #[test]
+    fn sort_orders_are_no_extremes() {
+        for q in [
+            "List the clubs starting with the oldest",
+            "List the students ordered by age from greatest to least",
+            "List the years from oldest to most recent",
+            "Show all manufacturers sorted by the ones with highest revenue first",
+            "Show the churches that hosted least 2 weddings",
+        ] {
+            assert!(!kinds(q).contains(&"extreme"), "{q}: {:?}", kinds(q));
+        }
+        assert!(kinds("Which club is the oldest?").contains(&"extreme"));
+        assert!(kinds("Show the manufacturer with the highest revenue").contains(&"extreme"));
+        assert!(kinds("What is the first name of the oldest student?").contains(&"extreme"));
     }
 }

@@ -137,9 +137,10 @@ SELECT * FROM nl2sql_fix('Welche drei Kunden haben die höchsten Bestellbeträge
 -- a column on the wrong alias, moved to the one table that has it
 SELECT step, stage, fix, kept, sql FROM nl2sql_fix('How many orders did customers from Paris place?',
     'SELECT count(c.order_id) FROM customers AS c JOIN orders AS o ON o.customer_id = c.customer_id WHERE c.city = ''Paris''');
--- never a self-comparison: both sides on one alias are not "fixed" into T2.x = T2.x
+-- a column on the wrong alias inside the join: moving it would make o.order_id = o.order_id, a
+-- self-comparison that joins nothing, so no fix is proposed and the query stays as it fails
 SELECT step, stage, fix, kept, sql FROM nl2sql_fix('Which customers placed orders?',
-    'SELECT o.name FROM customers AS c JOIN orders AS o ON o.customer_id = c.customer_id');
+    'SELECT c.name FROM customers AS c JOIN orders AS o ON c.order_id = o.order_id');
 -- a LIMIT nobody asked for, dropped
 SELECT step, stage, fix, kept, sql FROM nl2sql_fix('Which customers live in Paris?',
     'SELECT name FROM customers WHERE city = ''Paris'' LIMIT 5');
