@@ -149,6 +149,9 @@ pub struct AskOptions {
     pub value_keywords: bool,
     /// Refine a query whose result is empty (one round).
     pub refine: bool,
+    /// A verified answer that reads more than one table is `ok` only when a second reading by
+    /// another generator returns the same rows (`ask::confirm`).
+    pub confirm: bool,
     /// Two-round generation: a draft, its schema linked and closed over foreign keys, then the
     /// final generation on that pruned schema.
     pub two_round: bool,
@@ -163,7 +166,7 @@ pub struct AskOptions {
 
 const ASK_KEYS: &[&str] = &[
     "llm_model", "max_probes", "max_repairs", "probe_rows", "schema_token_budget", "temperature", "seed", "probe",
-    "probe_gate", "verify", "fix", "repair", "refine", "values", "value_keywords", "two_round", "generators", "samples", "select", "max_rows",
+    "probe_gate", "verify", "fix", "repair", "refine", "confirm", "values", "value_keywords", "two_round", "generators", "samples", "select", "max_rows",
 ];
 
 const GENERATORS_WANTED: &str = "a non-empty array of \"direct\", \"skeleton\", \"decompose\", \"few_shot\"";
@@ -190,6 +193,7 @@ impl AskOptions {
             values: r.flag("values", true)?,
             value_keywords: r.flag("value_keywords", false)?,
             refine: r.flag("refine", true)?,
+            confirm: r.flag("confirm", true)?,
             two_round: r.flag("two_round", false)?,
             generators: match r.obj.get("generators") {
                 None => vec![Generator::Decompose],
@@ -227,6 +231,7 @@ impl AskOptions {
             "fix": self.fix && self.verify,
             "values": self.values,
             "refine": self.refine && self.verify,
+            "confirm": self.confirm && self.verify && self.single_generation(),
             "value_keywords": self.values && self.value_keywords,
             "two_round": self.two_round,
             "generators": self.generators.iter().map(|g| g.name()).collect::<Vec<_>>(),

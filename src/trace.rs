@@ -27,6 +27,9 @@ pub enum Stage {
     Fix,
     Repair,
     Refine,
+    /// A second reading of the question by a generator of other reasoning, compared by result
+    /// with the verified answer.
+    Confirm,
     /// Selection: every candidate run on the database.
     Execute,
     /// Selection: candidates grouped by result.
@@ -82,6 +85,7 @@ impl Stage {
             Stage::Fix => "fix",
             Stage::Repair => "repair",
             Stage::Refine => "refine",
+            Stage::Confirm => "confirm",
             Stage::Execute => "execute",
             Stage::Cluster => "cluster",
             Stage::Duel => "duel",

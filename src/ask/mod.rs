@@ -5,6 +5,7 @@
 //! [`verify`] (checks, repair, refinement); [`probe`], [`prompts`] and [`repair`] hold the pure
 //! rules they follow.
 
+pub mod confirm;
 pub mod fix;
 mod generate;
 pub mod pipeline;

@@ -318,6 +318,7 @@ impl<D: Database + ?Sized, M: Model + ?Sized> Ask<'_, '_, D, M> {
             return self.finish(Attempt { sql, violated: vec![], problems: vec![], fails: false }, false);
         }
         let chosen = self.verify_and_repair(sql)?;
+        let chosen = if self.opts.single_generation() { self.confirm(chosen)? } else { chosen };
         self.finish(chosen, true)
     }
 

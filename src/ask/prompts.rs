@@ -180,6 +180,15 @@ impl Generator {
         }
     }
 
+    /// A generator of other reasoning, for a second reading: `direct` for every generator but
+    /// `direct`, whose other is `decompose`.
+    pub fn other(self) -> Self {
+        match self {
+            Generator::Direct => Generator::Decompose,
+            _ => Generator::Direct,
+        }
+    }
+
     pub fn parse(s: &str) -> Option<Self> {
         Self::ALL.into_iter().find(|g| g.name() == s)
     }

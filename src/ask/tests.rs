@@ -295,6 +295,35 @@ fn sql_that_never_runs_ends_the_run_in_error_and_is_not_the_answer() {
 }
 
 #[test]
+fn a_query_the_repair_cannot_make_run_gets_one_fresh_generation_by_another_generator() {
+    let bad = "SELECT count(*) FROM books WHERE nosuch";
+    let mut db = ScriptedDb::bookshop().plan_fails("nosuch", "column \"nosuch\" does not exist");
+    let mut model = ScriptedModel::new(vec![sql_reply(bad), sql_reply(bad), sql_reply(COUNT)]);
+    let e = run(&mut db, &mut model, "How many books are there?", json!({"probe": false})).unwrap();
+    assert_eq!(steps_of(&e, Stage::Repair), ["unchanged", "ok"]);
+    assert_eq!((e.status(), e.chosen_sql.as_str()), (Status::Ok, COUNT));
+    let fresh = e.steps.iter().filter(|s| s.stage == Stage::Repair).last().unwrap();
+    assert_eq!(fresh.data["fresh"], json!("direct"));
+    // the default generator decomposes; the fresh reading is the direct prompt, and it does not
+    // start from the failing query
+    assert_eq!(model.requests.len(), 3);
+    assert!(model.requests[0].messages.last().unwrap().content.contains("sub-questions"));
+    let prompt = &model.requests[2].messages.last().unwrap().content;
+    assert!(!prompt.contains("sub-questions") && !prompt.contains("nosuch"), "{prompt}");
+    // a fresh generation that fails too leaves the run in error
+    let mut db = ScriptedDb::bookshop().plan_fails("nosuch", "column \"nosuch\" does not exist");
+    let mut model = ScriptedModel::new(vec![sql_reply(bad)]);
+    let e = run(&mut db, &mut model, "How many books are there?", json!({"probe": false})).unwrap();
+    assert_eq!(steps_of(&e, Stage::Repair), ["unchanged", "kept"]);
+    assert_eq!(e.status(), Status::Error);
+    // without repair, no fresh generation either
+    let mut db = ScriptedDb::bookshop().plan_fails("nosuch", "column \"nosuch\" does not exist");
+    let mut model = ScriptedModel::new(vec![sql_reply(bad), sql_reply(COUNT)]);
+    let e = run(&mut db, &mut model, "How many books are there?", json!({"probe": false, "repair": false})).unwrap();
+    assert_eq!((e.status(), model.requests.len()), (Status::Error, 1));
+}
+
+#[test]
 fn a_repair_that_improves_continues_until_the_budget_or_a_stop() {
     let mut db = ScriptedDb::bookshop().plan_fails("nosuch", "column \"nosuch\" does not exist");
     let mut model = ScriptedModel::new(vec![sql_reply("SELECT title FROM books WHERE nosuch"), sql_reply(TITLES)]);
@@ -593,7 +622,7 @@ fn a_mechanical_fix_is_kept_without_asking_the_model() {
     let wrong = "SELECT COUNT(T1.order_id) FROM customers AS T1 JOIN orders AS T2 ON T1.customer_id = T2.customer_id WHERE T1.city = 'Paris'";
     let mut db = ScriptedDb::bookshop().plan_fails("T1.order_id", "column t1.order_id does not exist");
     let mut model = ScriptedModel::new(vec![sql_reply(wrong)]);
-    let e = run(&mut db, &mut model, "How many orders did customers from Paris place?", json!({"probe": false})).unwrap();
+    let e = run(&mut db, &mut model, "How many orders did customers from Paris place?", json!({"probe": false, "confirm": false})).unwrap();
     assert_eq!(stages(&e)[5..], [("verify", "error"), ("fix", "ok"), ("chosen", "ok")]);
     assert!(e.chosen_sql.contains("COUNT(T2.order_id)"), "{}", e.chosen_sql);
     assert_eq!(model.requests.len(), 1, "no repair was asked of the model");
@@ -647,14 +676,14 @@ fn a_count_the_data_shows_inflated_by_a_join_is_fixed_to_count_distinct_keys() {
             .answer("SELECT count(*) FROM customers AS c JOIN", rows(&["count"], json!([[5]])))
     };
     let mut model = ScriptedModel::new(vec![sql_reply(inflated)]);
-    let e = run(&mut db(), &mut model, "How many customers have placed orders?", json!({"probe": false})).unwrap();
+    let e = run(&mut db(), &mut model, "How many customers have placed orders?", json!({"probe": false, "confirm": false})).unwrap();
     assert_eq!(stages(&e)[5..], [("verify", "violations"), ("fix", "ok"), ("chosen", "ok")]);
     assert!(e.steps[5].data["problems"][0].as_str().unwrap().contains("COUNT(DISTINCT c.customer_id)"), "{}", e.steps[5].data);
     assert_eq!(e.chosen_sql, "SELECT count(DISTINCT c.customer_id) FROM customers AS c JOIN orders AS o ON o.customer_id = c.customer_id");
     // when the data shows no repeat (each customer one order), nothing is flagged
     let same = || ScriptedDb::bookshop().answer("count(", rows(&["count"], json!([[2]])));
     let mut model = ScriptedModel::new(vec![sql_reply(inflated)]);
-    let e = run(&mut same(), &mut model, "How many customers have placed orders?", json!({"probe": false})).unwrap();
+    let e = run(&mut same(), &mut model, "How many customers have placed orders?", json!({"probe": false, "confirm": false})).unwrap();
     assert_eq!(stages(&e)[5..], [("verify", "ok"), ("chosen", "ok")]);
 }
 
@@ -695,7 +724,7 @@ fn a_join_the_answer_takes_nothing_from_is_removed_when_the_data_shows_it_change
     // the same rows either way: nothing to report
     let same = || ScriptedDb::bookshop().answer("SELECT c.name FROM customers", rows(&["name"], json!([["Ann"], ["Bob"]])));
     let mut model = ScriptedModel::new(vec![sql_reply(joined)]);
-    let e = run(&mut same(), &mut model, "List the names of all customers.", json!({"probe": false})).unwrap();
+    let e = run(&mut same(), &mut model, "List the names of all customers.", json!({"probe": false, "confirm": false})).unwrap();
     assert_eq!(stages(&e)[5..], [("verify", "ok"), ("chosen", "ok")]);
 }
 
@@ -756,7 +785,7 @@ fn either_of_two_values_where_the_question_asks_for_both_is_fixed_to_their_inter
     };
     let question = "Which authors wrote both 'Dune' and 'Emma'?";
     let mut model = ScriptedModel::new(vec![sql_reply(either)]);
-    let e = run(&mut db(json!([["Ann"]])), &mut model, question, json!({"probe": false})).unwrap();
+    let e = run(&mut db(json!([["Ann"]])), &mut model, question, json!({"probe": false, "confirm": false})).unwrap();
     assert_eq!(stages(&e)[5..], [("verify", "violations"), ("fix", "ok"), ("chosen", "ok")]);
     assert!(e.steps[5].data["problems"][0].as_str().unwrap().contains("keeps every row with either"), "{}", e.steps[5].data);
     assert_eq!(e.chosen_sql, both);
@@ -764,7 +793,94 @@ fn either_of_two_values_where_the_question_asks_for_both_is_fixed_to_their_inter
     assert_eq!(model.requests.len(), 1, "no repair was asked of the model");
     // nobody wrote both: the question can only mean either, and the query stands
     let mut model = ScriptedModel::new(vec![sql_reply(either)]);
-    let e = run(&mut db(json!([])), &mut model, question, json!({"probe": false})).unwrap();
+    let e = run(&mut db(json!([])), &mut model, question, json!({"probe": false, "confirm": false})).unwrap();
     assert_eq!(stages(&e)[5..], [("verify", "ok"), ("chosen", "ok")], "{}", e.steps[5].data);
     assert_eq!(e.chosen_sql, either);
+}
+
+// --- the second reading ----------------------------------------------------------------------
+
+const WITH_AUTHORS: &str = "SELECT b.title, a.name FROM books AS b JOIN authors AS a ON a.author_id = b.author_id";
+const WITH_AUTHORS_2: &str = "SELECT title, (SELECT name FROM authors WHERE authors.author_id = books.author_id) FROM books";
+const WITH_AUTHORS_LIMITED: &str = "SELECT b.title, a.name FROM books AS b JOIN authors AS a ON a.author_id = b.author_id LIMIT 3";
+const BOOKS_AND_AUTHORS: &str = "List the titles of the books together with the names of their authors.";
+
+#[test]
+fn a_verified_answer_over_two_tables_is_ok_only_when_a_second_reading_agrees() {
+    let dune = || rows(&["title", "name"], json!([["Dune", "Frank Herbert"]]));
+    // the same rows: ok, and the second reading is the direct prompt
+    let mut db = ScriptedDb::bookshop().answer("JOIN authors", dune()).answer("(SELECT name", dune());
+    let mut model = ScriptedModel::new(vec![sql_reply(WITH_AUTHORS), sql_reply(WITH_AUTHORS_2)]);
+    let e = run(&mut db, &mut model, BOOKS_AND_AUTHORS, json!({"probe": false})).unwrap();
+    assert_eq!(steps_of(&e, Stage::Confirm), ["ok"]);
+    assert_eq!((e.status(), e.chosen_sql.as_str()), (Status::Ok, WITH_AUTHORS));
+    assert_eq!(model.requests.len(), 2);
+    assert!(!model.requests[1].messages.last().unwrap().content.contains("sub-questions"));
+    // other rows, and the second reading passes every check too: ambiguous, the first stands
+    let emma = rows(&["title", "name"], json!([["Emma", "Jane Austen"]]));
+    let mut db = ScriptedDb::bookshop().answer("JOIN authors", dune()).answer("(SELECT name", emma.clone());
+    let mut model = ScriptedModel::new(vec![sql_reply(WITH_AUTHORS), sql_reply(WITH_AUTHORS_2)]);
+    let e = run(&mut db, &mut model, BOOKS_AND_AUTHORS, json!({"probe": false})).unwrap();
+    assert_eq!((e.status(), e.chosen_sql.as_str()), (Status::Ambiguous, WITH_AUTHORS));
+    let (other, why) = e.alternative.clone().unwrap();
+    assert_eq!(other, WITH_AUTHORS_2);
+    assert!(why.contains("only the answer returns ('Dune', 'Frank Herbert')") && why.contains("('Emma', 'Jane Austen')"), "{why}");
+    // other rows, and the second reading has a problem of its own: unverified, with the
+    // disagreement as the open problem
+    let mut db = ScriptedDb::bookshop().answer("LIMIT 3", emma).answer("JOIN authors", dune());
+    let mut model = ScriptedModel::new(vec![sql_reply(WITH_AUTHORS), sql_reply(WITH_AUTHORS_LIMITED)]);
+    let e = run(&mut db, &mut model, BOOKS_AND_AUTHORS, json!({"probe": false})).unwrap();
+    assert_eq!((e.status(), e.chosen_sql.as_str()), (Status::Unverified, WITH_AUTHORS));
+    assert!(e.open_problems.iter().any(|p| p.contains("a second reading") && p.contains("neither is confirmed")), "{:?}", e.open_problems);
+    // a second reading that does not run confirms nothing
+    let mut db = ScriptedDb::bookshop().answer("JOIN authors", dune()).answer("(SELECT name", failed("column \"name\" does not exist"));
+    let mut model = ScriptedModel::new(vec![sql_reply(WITH_AUTHORS), sql_reply(WITH_AUTHORS_2)]);
+    let e = run(&mut db, &mut model, BOOKS_AND_AUTHORS, json!({"probe": false})).unwrap();
+    assert_eq!(e.status(), Status::Unverified);
+    assert_eq!(steps_of(&e, Stage::Confirm), ["unverified"]);
+    // one table, or the stage off: no second reading
+    let mut model = ScriptedModel::new(vec![sql_reply(TITLES)]);
+    let e = run(&mut ScriptedDb::bookshop(), &mut model, "List the titles of the books.", json!({"probe": false})).unwrap();
+    assert!(steps_of(&e, Stage::Confirm).is_empty() && model.requests.len() == 1);
+    let mut db = ScriptedDb::bookshop().answer("JOIN authors", dune());
+    let mut model = ScriptedModel::new(vec![sql_reply(WITH_AUTHORS), sql_reply(WITH_AUTHORS_2)]);
+    let e = run(&mut db, &mut model, BOOKS_AND_AUTHORS, json!({"probe": false, "confirm": false})).unwrap();
+    assert_eq!((e.status(), model.requests.len()), (Status::Ok, 1));
+}
+
+// --- constraints the data settles --------------------------------------------------------------
+
+#[test]
+fn duplicates_are_removed_on_the_syntax_tree_where_a_rewrite_can_say_so() {
+    use super::verify::without_duplicates;
+    let rewrite = |sql: &str| without_duplicates(&crate::sql::check_query(sql).unwrap().query).map(|q| q.to_string());
+    assert_eq!(rewrite("SELECT city FROM customers").as_deref(), Some("SELECT DISTINCT city FROM customers"));
+    assert_eq!(rewrite("SELECT count(city) FROM customers WHERE name <> 'x'").as_deref(), Some("SELECT count(DISTINCT city) FROM customers WHERE name <> 'x'"));
+    assert_eq!(rewrite("SELECT count(*) FROM customers"), None, "a count of rows has no values to tell apart");
+    assert_eq!(rewrite("SELECT city, count(*) FROM customers GROUP BY city"), None);
+    assert_eq!(rewrite("SELECT DISTINCT city FROM customers"), None);
+    assert_eq!(rewrite("SELECT max(price) FROM books"), None);
+    assert_eq!(rewrite("SELECT city FROM customers UNION ALL SELECT country FROM authors"), None);
+}
+
+#[test]
+fn a_distinct_the_query_does_not_write_holds_when_the_data_has_no_duplicate() {
+    let question = "How many different cities do customers live in?";
+    let sql = "SELECT count(city) FROM customers";
+    let verdict = |db: &mut ScriptedDb| {
+        let facts = crate::constraints::facts::facts_of(sql, crate::constraints::facts::SqlDialect::Postgres).unwrap();
+        let constraints = crate::constraints::extract(question, None);
+        let v = super::verify::constraint_verdicts(db, sql, &constraints, &facts);
+        v.into_iter().find(|v| v.constraint.name() == "distinct").unwrap()
+    };
+    // each city once: nothing to remove
+    let mut db = ScriptedDb::bookshop().answer("count(DISTINCT city)", rows(&["count"], json!([[3]]))).answer("count(city)", rows(&["count"], json!([[3]])));
+    let v = verdict(&mut db);
+    assert!(v.satisfied && v.message.starts_with("satisfied on the data"), "{}", v.message);
+    // a city twice: the requirement stands
+    let mut db = ScriptedDb::bookshop().answer("count(DISTINCT city)", rows(&["count"], json!([[3]]))).answer("count(city)", rows(&["count"], json!([[5]])));
+    assert!(!verdict(&mut db).satisfied);
+    // a rewrite that fails leaves the syntax tree's verdict
+    let mut db = ScriptedDb::bookshop().answer("count(DISTINCT city)", failed("out of memory")).answer("count(city)", rows(&["count"], json!([[3]])));
+    assert!(!verdict(&mut db).satisfied);
 }

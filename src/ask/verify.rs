@@ -17,7 +17,8 @@ use std::collections::BTreeMap;
 use crate::checks::literals::{self, Literal, Stored};
 use crate::checks::{self, Finding, Observed, Severity};
 use crate::constraints::facts::{facts_of, SqlDialect};
-use crate::constraints::{self, Constraint};
+use crate::constraints::facts::QueryFacts;
+use crate::constraints::{self, Constraint, Verdict};
 use crate::effects::{Database, Executor, Model};
 use crate::error::Result;
 use crate::result::Outcome;
@@ -232,7 +233,7 @@ pub fn verify<D: Database + ?Sized>(db: &mut D, sql: &str, constraints: &[Constr
                 violated.push("limit_without_order".into());
                 problems.push(p);
             }
-            for v in constraints::verify_all(constraints, &facts) {
+            for v in constraint_verdicts(db, sql, constraints, &facts) {
                 if !v.satisfied {
                     violated.push(v.constraint.name().to_string());
                     problems.push(v.message.clone());
@@ -279,6 +280,53 @@ pub fn verify<D: Database + ?Sized>(db: &mut D, sql: &str, constraints: &[Constr
     }
     let data = json!({"verdicts": verdicts, "problems": problems, "notes": notes, "result": result, "values_read": stored_read});
     Verified { attempt: Attempt { sql: sql.to_string(), violated, problems, fails }, data, empty, literal_fix }
+}
+
+/// The question's constraints verified on the query's syntax tree (`facts`), with what the data
+/// settles: a `distinct` the query does not write holds when removing duplicates
+/// ([`without_duplicates`]) leaves its rows unchanged on the data, read as the caller ("the
+/// different cities" of a table that holds each city once needs no DISTINCT). A rewrite that does
+/// not run, or a result over [`COMPARED_ROWS`] rows, leaves the verdict as the syntax tree gives it.
+pub fn constraint_verdicts<E: Executor + ?Sized>(db: &mut E, sql: &str, constraints: &[Constraint], facts: &QueryFacts) -> Vec<Verdict> {
+    let mut out = constraints::verify_all(constraints, facts);
+    for v in out.iter_mut().filter(|v| !v.satisfied && matches!(v.constraint.kind, constraints::Kind::Distinct)) {
+        let Some(unique) = check_query(sql).ok().and_then(|c| without_duplicates(&c.query)) else { continue };
+        let (Some(own), Some(deduplicated)) = (compared_rows(db, sql), compared_rows(db, &unique.to_string())) else { continue };
+        if Answer::new(&own, false, RowSemantics::Bag) == Answer::new(&deduplicated, false, RowSemantics::Bag) {
+            v.satisfied = true;
+            v.message = format!("satisfied on the data: removing duplicates ({unique}) changes no row");
+        }
+    }
+    out
+}
+
+/// The query with its duplicates removed: a count of a column (`COUNT(x)`, the only item of an
+/// ungrouped block) counts each value once (`COUNT(DISTINCT x)`); a block that neither groups
+/// nor aggregates selects `DISTINCT`. `None` for anything else (set operations, groupings, other
+/// aggregates), which is left to the syntax tree.
+pub fn without_duplicates(query: &Query) -> Option<Query> {
+    use sqlparser::ast::{Distinct, DuplicateTreatment, Expr, FunctionArg, FunctionArgExpr, FunctionArguments, SelectItem, SetExpr};
+    let mut q = query.clone();
+    let SetExpr::Select(select) = q.body.as_mut() else { return None };
+    if select.distinct.is_some() || checks::grouped(select) {
+        return None;
+    }
+    if let [SelectItem::UnnamedExpr(Expr::Function(f)) | SelectItem::ExprWithAlias { expr: Expr::Function(f), .. }] = select.projection.as_mut_slice() {
+        let FunctionArguments::List(list) = &mut f.args else { return None };
+        let counts_a_column = f.name.to_string().eq_ignore_ascii_case("count")
+            && list.duplicate_treatment.is_none()
+            && matches!(list.args.as_slice(), [FunctionArg::Unnamed(FunctionArgExpr::Expr(_))]);
+        if !counts_a_column {
+            return None;
+        }
+        list.duplicate_treatment = Some(DuplicateTreatment::Distinct);
+        return Some(q);
+    }
+    if checks::projects_aggregate(select) {
+        return None;
+    }
+    select.distinct = Some(Distinct::Distinct);
+    Some(q)
 }
 
 /// One mechanical fix tried: which, the SQL it made, whether it was kept, and what its
@@ -336,7 +384,7 @@ pub fn fix_mechanically<D: Database + ?Sized>(
 }
 
 impl<D: Database + ?Sized, M: Model + ?Sized> Ask<'_, '_, D, M> {
-    fn verify(&mut self, sql: &str) -> Verified {
+    pub(super) fn verify(&mut self, sql: &str) -> Verified {
         verify(self.db, sql, &self.constraints, &self.catalog, self.question.text)
     }
 
@@ -394,12 +442,53 @@ impl<D: Database + ?Sized, M: Model + ?Sized> Ask<'_, '_, D, M> {
                 break;
             }
         }
+        // the model's own repair could not make it run (a 1.5B model returns the failing query
+        // unchanged): one fresh generation by another generator, a reading that does not start
+        // from the failing query, kept only if it runs
+        if current.fails && self.opts.repair {
+            if let Some((fresh, fresh_empty)) = self.regenerate(&current)? {
+                (current, current_empty) = (fresh, fresh_empty);
+            }
+        }
         if self.opts.refine && current_empty && !current.fails {
             if let Some(refined) = self.refine_empty(&current)? {
                 current = refined;
             }
         }
         Ok(current)
+    }
+
+    /// One fresh generation, by a generator of another reasoning than the run's first
+    /// ([`prompts::Generator::other`]), for a query that still fails after repair: verified and
+    /// fixed like the first, and kept only if it runs. `None` leaves the failing query (and the
+    /// run's `error`) in place.
+    fn regenerate(&mut self, failing: &Attempt) -> Result<Option<(Attempt, bool)>> {
+        let g = self.opts.generators[0].other();
+        let (q, e) = (self.question.text, self.question.evidence);
+        let messages = prompts::generate_with(g, &self.schema.text, q, e, &self.grounding, &self.constraints, &[]);
+        let sql = match self.sql_answer(messages, Stage::Repair, g.name(), g.schema(), None)? {
+            Ok(s) => s,
+            Err(e) => {
+                let detail = format!("a fresh generation by {} gave no usable SQL ({e}); the failing query stands", g.name());
+                self.trace.step(Stage::Repair, Status::Stopped, detail, None, json!({"fresh": g.name()}))?;
+                return Ok(None);
+            }
+        };
+        let mut fresh = self.verify(&sql);
+        let mut data = std::mem::take(&mut fresh.data);
+        data["fresh"] = g.name().into();
+        let runs = !fresh.attempt.fails;
+        let detail = if runs {
+            format!("the repaired query still failed ({}); a fresh generation by {} runs: {}", failing.problems.join("; "), g.name(), fresh.summary())
+        } else {
+            format!("the repaired query still fails; a fresh generation by {} fails too ({})", g.name(), fresh.summary())
+        };
+        self.trace.step(Stage::Repair, if runs { fresh.status() } else { Status::Kept }, detail, Some(sql), data)?;
+        if !runs {
+            return Ok(None);
+        }
+        let (fixed, empty) = self.fixes(fresh)?;
+        Ok((!fixed.fails).then_some((fixed, empty)))
     }
 
     /// Mechanical repairs (`ask::fix`), every fix tried a `fix` step ([`fix_mechanically`]).

@@ -156,7 +156,7 @@ pub(crate) fn grouped(select: &Select) -> bool {
 }
 
 /// Does an output column of the block aggregate?
-fn projects_aggregate(select: &Select) -> bool {
+pub(crate) fn projects_aggregate(select: &Select) -> bool {
     select.projection.iter().any(|i| match i {
         SelectItem::UnnamedExpr(e) | SelectItem::ExprWithAlias { expr: e, .. } => has_aggregate(e),
         _ => false,

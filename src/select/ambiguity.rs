@@ -64,6 +64,22 @@ fn instance_words(instance: &Value) -> String {
     parts.join("; ")
 }
 
+/// How two answers on the real data differ, in words: the rows only one side returns, each side
+/// named by its label.
+pub fn difference(x: &Answer, y: &Answer, x_label: &str, y_label: &str) -> String {
+    let only = |a: &Answer, b: &Answer| -> Vec<Value> { a.rows.iter().filter(|r| !b.rows.contains(r)).map(|r| row_json(r)).collect() };
+    let (only_x, only_y) = (only(x, y), only(y, x));
+    if only_x.is_empty() && only_y.is_empty() {
+        format!("both return the same rows ({}), in another order or number", x.rows.len())
+    } else {
+        format!(
+            "on the data, only {x_label} returns {}; only {y_label} returns {}",
+            rows_words(&Value::Array(only_x)),
+            rows_words(&Value::Array(only_y))
+        )
+    }
+}
+
 /// Whether the evidence leaves the choice open, and if so the other reading and why.
 /// `best` is the chosen cluster; `answers` are the candidates' results on the real data.
 pub fn ambiguity(clusters: &[Cluster], answers: &[Option<Answer>], played: &[Played], best: usize, gate: f64) -> Option<Ambiguity> {
@@ -103,21 +119,7 @@ pub fn ambiguity(clusters: &[Cluster], answers: &[Option<Answer>], played: &[Pla
             )
         }
         None => match (answers.get(a).and_then(Option::as_ref), answers.get(b).and_then(Option::as_ref)) {
-            (Some(x), Some(y)) => {
-                let only = |a: &Answer, b: &Answer| -> Vec<Value> { a.rows.iter().filter(|r| !b.rows.contains(r)).map(|r| row_json(r)).collect() };
-                let (only_x, only_y) = (only(x, y), only(y, x));
-                if only_x.is_empty() && only_y.is_empty() {
-                    format!("both return the same rows ({}), in another order or number", x.rows.len())
-                } else {
-                    format!(
-                        "on the data, only candidate {} returns {}; only candidate {} returns {}",
-                        a + 1,
-                        rows_words(&Value::Array(only_x)),
-                        b + 1,
-                        rows_words(&Value::Array(only_y))
-                    )
-                }
-            }
+            (Some(x), Some(y)) => difference(x, y, &format!("candidate {}", a + 1), &format!("candidate {}", b + 1)),
             _ => String::new(),
         },
     };
