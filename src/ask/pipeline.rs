@@ -317,27 +317,35 @@ impl<D: Database + ?Sized, M: Model + ?Sized> Ask<'_, '_, D, M> {
             self.trace.step(Stage::Verify, Status::Skipped, "verification is off", Some(sql.clone()), Value::Null)?;
             return self.finish(Attempt { sql, violated: vec![], problems: vec![], fails: false }, false);
         }
-        let chosen = self.verify_and_repair(sql)?;
+        let mut chosen = self.verify_and_repair(sql)?;
+        if let Some(problem) = self.misread_join(&chosen) {
+            chosen.problems.push(problem);
+        }
         let chosen = if self.opts.single_generation() { self.confirm(chosen)? } else { chosen };
         self.finish(chosen, true)
     }
 
-    fn finish(mut self, mut chosen: Attempt, verified: bool) -> Result<Explanation> {
-        // a column the model put on the wrong table and a fix moved, leaving a joined table the
-        // answer reads nothing from: the query runs, but the model misread the schema and joined
-        // by that reading (on spider_train such answers were right half the time): an open
-        // problem, not `ok`
-        if verified && !chosen.fails {
-            let moved = self.trace.steps.iter().filter(|s| s.stage == Stage::Fix && s.status == Status::Ok && s.data["fix"] == "alias");
-            let idle = check_query(&chosen.sql).map(|c| crate::checks::needless_join::idle_tables(&c.query, &self.catalog)).unwrap_or_default();
-            if let (Some(step), false) = (moved.last(), idle.is_empty()) {
-                let what = step.detail.split("; now:").next().unwrap_or_default().to_string();
-                chosen.problems.push(format!(
-                    "{what}, by a mechanical fix, and the answer now reads nothing from {}: the model misread which table holds the column, so the join is no evidence",
-                    idle.join(", ")
-                ));
-            }
+    /// A column the model put on the wrong table and a fix moved, leaving a joined table the
+    /// answer reads nothing from: the query runs, but the model misread the schema and joined by
+    /// that reading (on spider_train such answers were right half the time): an open problem,
+    /// not `ok`.
+    fn misread_join(&self, chosen: &Attempt) -> Option<String> {
+        if chosen.fails {
+            return None;
         }
+        let moved = self.trace.steps.iter().filter(|s| s.stage == Stage::Fix && s.status == Status::Ok && s.data["fix"] == "alias").last()?;
+        let idle = check_query(&chosen.sql).map(|c| crate::checks::needless_join::idle_tables(&c.query, &self.catalog)).unwrap_or_default();
+        if idle.is_empty() {
+            return None;
+        }
+        let what = moved.detail.split("; now:").next().unwrap_or_default();
+        Some(format!(
+            "{what}, by a mechanical fix, and the answer now reads nothing from {}: the model misread which table holds the column, so the join is no evidence",
+            idle.join(", ")
+        ))
+    }
+
+    fn finish(mut self, chosen: Attempt, verified: bool) -> Result<Explanation> {
         let clean = verified && chosen.is_clean();
         let detail = if clean {
             "verified: every constraint holds, it plans and runs".to_string()

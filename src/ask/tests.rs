@@ -395,6 +395,17 @@ fn an_empty_result_is_refined_once_and_replaced_only_if_rows_come_back() {
     let mut model = ScriptedModel::new(vec![sql_reply(atlantis)]);
     let e = run(&mut db(), &mut model, "Which customers live in Atlantis?", json!({"probe": false, "refine": false})).unwrap();
     assert!(steps_of(&e, Stage::Refine).is_empty());
+    // every value compared is stored as written: no row may be the answer, and the model is not
+    // asked
+    let lyon = "SELECT name FROM customers WHERE city = 'Lyon' AND name = 'Zoe'";
+    let mut db = ScriptedDb::bookshop()
+        .answer("btrim('Lyon')", rows(&["city"], json!([["Lyon"]])))
+        .answer("btrim('Zoe')", rows(&["name"], json!([["Zoe"]])))
+        .answer("= 'Lyon'", rows(&["name"], json!([])));
+    let mut model = ScriptedModel::new(vec![sql_reply(lyon)]);
+    let e = run(&mut db, &mut model, "Which customers named Zoe live in Lyon?", json!({"probe": false})).unwrap();
+    assert_eq!(steps_of(&e, Stage::Refine), ["skipped"]);
+    assert_eq!((e.chosen_sql.as_str(), model.requests.len()), (lyon, 1));
 }
 
 // --- the value index ------------------------------------------------------------------------------

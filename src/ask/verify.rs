@@ -505,6 +505,19 @@ impl<D: Database + ?Sized, M: Model + ?Sized> Ask<'_, '_, D, M> {
     /// Execution-guided refinement of an empty result: one round with the directive and the
     /// probes so far; the refined SQL is kept only under [`accept_refinement`]'s rule.
     fn refine_empty(&mut self, current: &Attempt) -> Result<Option<Attempt>> {
+        // the directive is about values written otherwise than the data writes them: when every
+        // text value the query compares with is stored as written (or it compares none), the
+        // emptiness comes from its conditions, and no row may be the answer (on spider_train and
+        // spider the model's refinement of such queries never returned rows)
+        if let Ok(checked) = check_query(&current.sql) {
+            let compared = checks::literal_comparisons(&checked.query, &self.catalog);
+            let stored = read_stored(self.db, &checked.query, &self.catalog, &compared);
+            if compared.iter().all(|l| stored.get(l).is_some_and(|s| s.as_written(l))) {
+                let detail = "the result is empty, and every text value the query compares with is stored as written (or it compares none): no row may be the answer, so it is not refined";
+                self.trace.step(Stage::Refine, Status::Skipped, detail, None, json!({"compared": compared.len()}))?;
+                return Ok(None);
+            }
+        }
         let (q, e) = (self.question.text, self.question.evidence);
         let messages = prompts::repair(&self.schema.text, q, e, &self.grounding, &current.sql, &[EMPTY_RESULT.to_string()], &[], &[]);
         let refined_sql = match self.ask_sql(messages, Stage::Refine)? {

@@ -53,7 +53,7 @@ pub enum Op {
 }
 
 impl Op {
-    fn pattern(self) -> bool {
+    pub fn pattern(self) -> bool {
         matches!(self, Op::Matches | Op::MatchesNot)
     }
 }
@@ -104,6 +104,18 @@ pub struct Stored {
     /// For a pattern that matches several stored values: those equal to its text without the
     /// wildcards, ignoring case and spaces (`'%Republic%'`: `'Republic'`).
     pub same_as_core: Vec<String>,
+}
+
+impl Stored {
+    /// Is the literal stored as written: an equality's value exactly, a pattern matching some
+    /// stored value?
+    pub fn as_written(&self, l: &Literal) -> bool {
+        if l.op.pattern() {
+            !self.variants.is_empty()
+        } else {
+            self.variants.iter().any(|v| *v == l.value)
+        }
+    }
 }
 
 fn quote(s: &str) -> String {

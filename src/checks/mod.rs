@@ -463,7 +463,7 @@ impl<F: FnMut(&str)> Visitor for ColumnNames<F> {
 
 /// The string comparisons `literal` judges: all but the date literals on text columns, which
 /// `time` judges against the stored layout.
-fn literal_comparisons(query: &Query, catalog: &Catalog) -> Vec<literals::Literal> {
+pub(crate) fn literal_comparisons(query: &Query, catalog: &Catalog) -> Vec<literals::Literal> {
     let dates = time::comparisons(query, catalog);
     literals::comparisons(query, catalog)
         .into_iter()
