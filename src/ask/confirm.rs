@@ -103,6 +103,11 @@ impl<D: Database + ?Sized, M: Model + ?Sized> Ask<'_, '_, D, M> {
                 return Ok(chosen);
             }
         };
+        // the second reading gets the mechanical fixes the first got (a column under the wrong
+        // alias, a stray LIMIT): a reading is compared as the pipeline would have answered it
+        let checked_second = self.verify(&second_sql);
+        let (fixed, _) = self.fixes(checked_second)?;
+        let (second_sql, second_attempt) = (fixed.sql.clone(), fixed);
         let first = run_candidate(self.db, &chosen.sql, RowSemantics::Bag, COMPARED_ROWS);
         let second = run_candidate(self.db, &second_sql, RowSemantics::Bag, COMPARED_ROWS);
         let comparison = compare(&first, &second);
@@ -117,7 +122,7 @@ impl<D: Database + ?Sized, M: Model + ?Sized> Ask<'_, '_, D, M> {
                 self.trace.step(Stage::Confirm, Status::Skipped, detail, Some(second_sql), data("not_judged"))?;
             }
             Comparison::Differs(words) => {
-                let verified = self.verify(&second_sql).attempt;
+                let verified = second_attempt;
                 if verified.is_clean() {
                     let why = format!("a second reading of the question (by {}) passes every check too but returns other rows: {words}", g.name());
                     self.trace.step(Stage::Confirm, Status::Ambiguous, why.clone(), Some(second_sql.clone()), data("differs"))?;

@@ -492,7 +492,7 @@ impl<D: Database + ?Sized, M: Model + ?Sized> Ask<'_, '_, D, M> {
     }
 
     /// Mechanical repairs (`ask::fix`), every fix tried a `fix` step ([`fix_mechanically`]).
-    fn fixes(&mut self, verified: Verified) -> Result<(Attempt, bool)> {
+    pub(super) fn fixes(&mut self, verified: Verified) -> Result<(Attempt, bool)> {
         if !self.opts.fix {
             return Ok((verified.attempt, verified.empty));
         }
