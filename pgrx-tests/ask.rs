@@ -252,7 +252,11 @@ fn ask_two_round_generation_prunes_the_schema_to_the_linked_tables() {
     ], 10);
     exec(&format!("SET LOCAL nl2sql.llm_endpoint = '{url}'"));
     exec("SET LOCAL nl2sql.llm_concurrency = 1");
-    let (run_id, rows) = run_question("Which customers bought which books?", "{\"probe\": false, \"verify\": false, \"two_round\": true}");
+    // refusal off: the scope stage would put the unlinked "bought" to the scripted model
+    let (run_id, rows) = run_question(
+        "Which customers bought which books?",
+        "{\"probe\": false, \"verify\": false, \"two_round\": true, \"refuse\": false}",
+    );
     assert!(rows.iter().any(|(s, st, _)| s == "link" && st == "ok"), "{rows:?}");
     let link = json_of(&format!("SELECT output FROM nl2sql.steps WHERE run_id = {} AND stage = 'link'", run_id.unwrap()));
     assert_eq!(link["bridges"], json!(["public.order_items", "public.orders"]), "{link}");
@@ -311,7 +315,11 @@ fn ask_n_version_settles_a_split_by_a_tournament() {
 #[pg_test]
 fn ask_two_round_with_the_local_model_links_real_tables() {
     load_bookshop();
-    let (run_id, rows) = run_question("Which customers bought which books?", "{\"probe\": false, \"verify\": false, \"two_round\": true}");
+    // refusal off: the scope stage would put the unlinked "bought" to the scripted model
+    let (run_id, rows) = run_question(
+        "Which customers bought which books?",
+        "{\"probe\": false, \"verify\": false, \"two_round\": true, \"refuse\": false}",
+    );
     let link = json_of(&format!("SELECT output FROM nl2sql.steps WHERE run_id = {} AND stage = 'link' AND status = 'ok'", run_id.unwrap()));
     // the real model's direct linking names tables of this schema; the closure joins them
     let direct = link["sources"]["direct"].as_array().unwrap_or_else(|| panic!("{rows:?} {link}"));
@@ -323,3 +331,63 @@ fn ask_two_round_with_the_local_model_links_real_tables() {
 
 // Control flow without the model or the data (probe stops, format retries, repair verdicts, refinement,
 // N-version votes, two-round linking, each effect's errors) is tested in nl2sql-core: src/ask/tests.rs.
+
+#[pg_test]
+fn ask_a_question_beyond_the_data_gets_no_sql_and_says_why() {
+    load_bookshop();
+    // a prediction: the lexicon's pattern decides before any SQL is written
+    let q = "Which author will sell the most books next year?";
+    let (run_id, rows) = run_question(q, "{}");
+    let stages: Vec<(&str, &str)> = rows.iter().map(|(s, st, _)| (s.as_str(), st.as_str())).collect();
+    assert_eq!(stages.last(), Some(&("chosen", "unanswerable")), "{stages:?}");
+    assert!(stages.contains(&("scope", "unanswerable")), "{stages:?}");
+    assert!(!stages.iter().any(|(s, _)| *s == "generate"), "no SQL is written for it: {stages:?}");
+    assert_eq!(rows.last().unwrap().2, None);
+    let run_id = run_id.unwrap();
+    let logged = json_of(&format!("SELECT jsonb_build_object('status', status, 'sql', chosen_sql) FROM nl2sql.runs WHERE run_id = {run_id}"));
+    assert_eq!(logged["status"], json!("unanswerable"), "{logged}");
+    // nl2sql returns NULL (nothing for \gexec), nl2sql_execute raises 0A000 with the reason
+    assert_eq!(Spi::get_one_with_args::<String>("SELECT nl2sql($1)", &[q.into()]).unwrap(), None);
+    let raised = error_of(&format!("nl2sql_execute('{}')", q.replace('\'', "''"))).expect("nl2sql_execute raises");
+    assert!(raised.starts_with("0A000: nl2sql has no answer to give") && raised.contains("prediction"), "{raised}");
+    // refusal off, per call or by the setting: the question gets SQL
+    let (_, rows) = run_question(q, "{\"refuse\": false, \"max_probes\": 1}");
+    assert!(rows.iter().any(|(s, st, _)| s == "scope" && st == "skipped"), "{rows:?}");
+    assert_ne!(rows.last().unwrap().1, "unanswerable");
+    exec("SET LOCAL nl2sql.refuse = off");
+    let (_, rows) = run_question(q, "{\"max_probes\": 1}");
+    assert_ne!(rows.last().unwrap().1, "unanswerable");
+}
+
+#[pg_test]
+fn ask_words_that_link_to_nothing_are_put_to_the_model_and_names_are_embedded_once() {
+    load_bookshop();
+    exec("DELETE FROM nl2sql.name_embeddings");
+    // every word names the bookshop's tables, columns or stored values: no question to the model
+    let (_, rows) = run_question("How many customers live in Paris?", "{\"max_probes\": 1}");
+    let scope = json_of(&format!(
+        "SELECT data FROM nl2sql_explain({}) WHERE stage = 'scope'",
+        Spi::get_one::<i64>("SELECT max(run_id) FROM nl2sql.runs").unwrap().unwrap()
+    ));
+    assert_eq!(scope["vote"], Value::Null, "{scope}");
+    assert_ne!(rows.last().unwrap().1, "unanswerable");
+    let stored = Spi::get_one::<i64>("SELECT count(*) FROM nl2sql.name_embeddings").unwrap().unwrap();
+    assert!(stored >= 20, "the names of the bookshop's tables and columns are stored: {stored}");
+    // nothing in the bookshop stores satisfaction: the word links to nothing, the model votes,
+    // and the run ends as its vote says
+    let (run_id, rows) = run_question("What is the average satisfaction score of customers?", "{\"max_probes\": 1}");
+    let scope = json_of(&format!("SELECT data FROM nl2sql_explain({}) WHERE stage = 'scope'", run_id.unwrap()));
+    let links = scope["evidence"]["links"].as_array().unwrap();
+    let satisfaction = links.iter().find(|l| l["word"] == json!("satisfaction")).expect("the word is linked or not");
+    assert_eq!(satisfaction["to"], Value::Null, "{scope}");
+    let vote = &scope["vote"];
+    assert!(vote.is_object(), "the model was asked: {scope}");
+    let last = &rows.last().unwrap().1;
+    if vote["answerable"] == json!(false) {
+        assert_eq!(last, "unanswerable");
+    } else {
+        assert_ne!(last, "unanswerable");
+    }
+    // the names were embedded once: the second run added none
+    assert_eq!(Spi::get_one::<i64>("SELECT count(*) FROM nl2sql.name_embeddings").unwrap().unwrap(), stored);
+}

@@ -47,6 +47,12 @@ FROM nl2sql_run('How many orders did customers from Paris place?');
 SELECT step, stage, status, left(detail, 90) AS detail, sql
 FROM nl2sql_run('Which authors from Nigeria have written books published after 2000?');
 
+\echo '== a question the data cannot answer gets no SQL, and the reason'
+SELECT step, stage, status, left(detail, 120) AS detail
+FROM nl2sql_run('Which books will sell best next Christmas?') WHERE stage IN ('scope', 'chosen');
+SELECT step, stage, status, left(detail, 160) AS detail
+FROM nl2sql_run('What is the average customer satisfaction rating of each city?') WHERE stage IN ('scope', 'chosen');
+
 \echo '== for a BI tool: the answer rows of a question'
 SELECT * FROM nl2sql_execute('How many books are there in each genre?', NULL, '{"max_probes": 2}');
 

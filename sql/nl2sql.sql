@@ -17,7 +17,7 @@ CREATE TABLE nl2sql.runs (
     evidence          text,
     settings          jsonb NOT NULL DEFAULT '{}',
     status            text NOT NULL DEFAULT 'running'
-                      CHECK (status IN ('running', 'ok', 'unverified', 'ambiguous', 'error')),
+                      CHECK (status IN ('running', 'ok', 'unverified', 'ambiguous', 'error', 'unanswerable')),
     error             text,
     chosen_sql        text,
     prompt_tokens     bigint NOT NULL DEFAULT 0,
@@ -147,6 +147,20 @@ CREATE TABLE nl2sql.examples (
 );
 CREATE INDEX examples_embedding ON nl2sql.examples USING hnsw (embedding vector_cosine_ops);
 REVOKE ALL ON nl2sql.examples FROM PUBLIC;
+
+-- Embeddings of the words of schema names ("head born state" for head.born_state), by embedding model:
+-- computed the first time a question needs them (the scope stage compares a question's words with the
+-- names by meaning), read back afterwards. Texts of names only, no data; written and read with the
+-- extension owner's privileges, nobody reads it directly. A cache: not dumped, rebuilt on demand.
+CREATE TABLE nl2sql.name_embeddings (
+    model      text NOT NULL,
+    text       text NOT NULL,
+    embedding  vector(384) NOT NULL,
+    created_at timestamptz NOT NULL DEFAULT now(),
+    PRIMARY KEY (model, text)
+);
+COMMENT ON TABLE nl2sql.name_embeddings IS 'nl2sql: embeddings of the words of schema names, computed once per name and model';
+REVOKE ALL ON nl2sql.name_embeddings FROM PUBLIC;
 
 SELECT pg_catalog.pg_extension_config_dump('nl2sql.experts', '');
 SELECT pg_catalog.pg_extension_config_dump('nl2sql.feedback', '');

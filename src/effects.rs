@@ -77,12 +77,23 @@ pub trait Database: Instances {
 
     /// Verified (question, SQL) examples nearest to an embedding of a masked question, best first.
     fn nearest_examples(&mut self, embedding: &[f32], limit: usize) -> Result<Vec<(String, String)>>;
+
+    /// Embeddings of short texts (the words of schema names) stored earlier by `model`, by text;
+    /// a text not stored is absent.
+    fn stored_embeddings(&mut self, texts: &[String], model: &str) -> Result<std::collections::BTreeMap<String, Vec<f32>>>;
+
+    /// Store embeddings of short texts by `model`, for later calls. Where nothing can be written
+    /// (a hot standby) it stores nothing and says so with an error the caller may ignore.
+    fn store_embeddings(&mut self, entries: &[(String, Vec<f32>)], model: &str) -> Result<()>;
 }
 
 /// The model server.
 pub trait Model {
     /// The chat model's name (experts are named `generator:model`).
     fn name(&self) -> String;
+
+    /// The embedding model's name (stored embeddings are kept per model).
+    fn embedding_model(&self) -> String;
 
     /// How many requests [`Model::chat_all`] has in flight at once.
     fn concurrency(&self) -> usize;

@@ -173,6 +173,11 @@ const FUNCTION_WORDS: &[&str] = &[
     "i", "we", "you", "our", "my", "your", "please", "need", "want", "get", "count", "number", "between", "also",
 ];
 
+/// Is `word` (lower-case) an English function word?
+pub fn is_function_word(word: &str) -> bool {
+    FUNCTION_WORDS.contains(&word)
+}
+
 /// Does the question read as English? At least one English function word, and at least a fifth
 /// of its words (so a German or French question with a borrowed "in" or "a" is not).
 pub fn reads_english(question: &str) -> bool {
@@ -229,6 +234,134 @@ pub fn numbers_named(question: &str) -> Vec<u64> {
         .split(|c: char| !c.is_alphanumeric())
         .filter_map(|w| if w.chars().all(|c| c.is_ascii_digit()) { w.parse().ok() } else { number(w) })
         .collect()
+}
+
+/// What SQL over stored data cannot give.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum BeyondData {
+    /// "Should we …", "which … would you recommend".
+    Advice,
+    /// "the most beautiful", "do you think".
+    Opinion,
+    /// "who will win next year", "predict".
+    Prediction,
+    /// "why did …", "what causes …".
+    Cause,
+}
+
+impl BeyondData {
+    pub fn words(self) -> &'static str {
+        match self {
+            BeyondData::Advice => "advice",
+            BeyondData::Opinion => "an opinion",
+            BeyondData::Prediction => "a prediction",
+            BeyondData::Cause => "a cause",
+        }
+    }
+}
+
+/// Qualities that are judged, not stored or computed ("the most beautiful", "the safest").
+pub const JUDGED_QUALITIES: &[&str] = &[
+    "beautiful", "enjoyable", "fun", "exciting", "interesting", "relaxing", "talented", "trustworthy", "reliable", "useful",
+    "important", "moving", "influential", "convincing", "promising", "skilled", "dangerous", "romantic", "impressive",
+    "attractive", "tasty", "delicious", "boring", "stylish", "fashionable", "ethical", "fair", "deserving",
+];
+
+/// Superlatives of judged qualities.
+pub const JUDGED_SUPERLATIVES: &[&str] = &["safest", "easiest", "hardest", "healthiest", "nicest", "prettiest", "smartest", "funniest", "wisest"];
+
+/// Questions that ask for what SQL over stored data cannot give, each with a pattern over the
+/// lower-cased question. A word's presence triggers each, so a question in another language
+/// triggers none.
+pub static BEYOND_DATA: Lazy<Vec<(BeyondData, Regex)>> = Lazy::new(|| {
+    let r = |p: &str| Regex::new(p).expect("compiles");
+    let judged = alternation(JUDGED_QUALITIES.iter().copied());
+    let judged_most = alternation(JUDGED_SUPERLATIVES.iter().copied());
+    vec![
+        (BeyondData::Advice, r(r"\bshould\s+(?:i|we|you|they|he|she|it|the|a|an|our|my|this|these|those|students?|customers?|companies|company)\b")),
+        (BeyondData::Advice, r(r"\b(?:recommend|recommended|recommendation|recommendations|advice|advise|suggest|suggestion)\b")),
+        (BeyondData::Advice, r(r"\bhow\s+(?:can|could|should|might|do)\s+(?:i|we|you|they|the|our|my)\b")),
+        (BeyondData::Advice, r(r"\b(?:best way|good idea|worth (?:it|buying|visiting|investing))\b")),
+        (BeyondData::Advice, r(r"\b(?:would|will) be (?:the |a )?(?:best|better|worst|good|bad|wise)\b")),
+        (BeyondData::Opinion, r(&format!(r"\b(?:most|least|more|less|very|really)\s+(?:{judged})\b"))),
+        (BeyondData::Opinion, r(&format!(r"\b(?:{judged_most})\b"))),
+        (BeyondData::Opinion, r(r"\b(?:do you think|in your opinion|your opinion|your view|deserves?|deserved)\b")),
+        (BeyondData::Prediction, r(r"\b(?:predict|predicted|prediction|predictions|forecast|forecasts|projected|projection)\b")),
+        (BeyondData::Prediction, r(r"\b(?:likely|unlikely|going) to\b|\bin the future\b")),
+        (BeyondData::Prediction, r(r"\bwill\b.*\b(?:next|tomorrow|future|coming|upcoming)\b|\b(?:next|tomorrow|upcoming)\b.*\bwill\b")),
+        (BeyondData::Prediction, r(r"\bwho will win\b|\bwill (?:\w+ ){0,4}(?:win|rise|fall|grow|go up|go down|happen|succeed|fail|quit|drop out)\b")),
+        (BeyondData::Cause, r(r"^\W*why\b|\bwhy (?:do|does|did|is|are|was|were|have|has|had|would|can)\b")),
+        (BeyondData::Cause, r(r"\bwhat (?:causes|caused|makes|made)\b|\b(?:the )?reasons? (?:why|for)\b|\bexplain why\b")),
+    ]
+});
+
+/// What the question asks that SQL over stored data cannot give, if anything.
+pub fn beyond_data(question: &str) -> Option<(BeyondData, String)> {
+    let q = question.to_lowercase();
+    BEYOND_DATA.iter().find_map(|(kind, re)| re.find(&q).map(|m| (*kind, m.as_str().trim().to_string())))
+}
+
+/// Words of a question that name nothing a schema stores by themselves: requests, linking verbs,
+/// generic nouns ("name", "number", "information", "records"), and words of quantity and order
+/// the other lists of this lexicon do not hold.
+pub const GENERIC_WORDS: &[&str] = &[
+    "list", "show", "give", "find", "return", "tell", "display", "get", "provide", "report", "select", "compute", "calculate",
+    "what", "which", "who", "whom", "whose", "how", "when", "where", "why", "whether", "there", "here", "please", "also",
+    "name", "names", "named", "called", "number", "numbers", "id", "ids", "identifier", "identifiers", "code", "codes",
+    "information", "info", "details", "detail", "data", "record", "records", "entry", "entries", "row", "rows", "result",
+    "results", "value", "values", "item", "items", "thing", "things", "one", "ones", "kind", "kinds", "type", "types",
+    "sort", "sorts", "category", "categories", "all", "each", "every", "any", "some", "both", "either", "neither", "other",
+    "others", "another", "same", "different", "distinct", "unique", "various", "respective", "respectively", "corresponding",
+    "total", "overall", "amount", "amounts", "sum", "average", "mean", "percentage", "percent", "ratio", "proportion",
+    "times", "time", "many", "much", "more", "less", "most", "least", "few", "fewer", "several", "only", "just", "exactly",
+    "have", "has", "had", "having", "do", "does", "did", "done", "is", "are", "was", "were", "be", "been", "being", "am",
+    "can", "could", "would", "will", "shall", "may", "might", "must", "should", "make", "makes", "made", "take", "takes",
+    "took", "belong", "belongs", "belonged", "associated", "related", "relate", "involved", "involve", "including", "include",
+    "includes", "contain", "contains", "contained", "appear", "appears", "exist", "exists", "existing", "used", "use", "uses",
+    "using", "known", "given", "listed", "shown", "order", "ordered", "sorted", "alphabetical", "alphabetically",
+    "ascending", "descending", "ascend", "descend", "decreasing", "increasing", "reverse", "first", "last", "second", "third",
+    "top", "bottom", "above", "below", "between", "within", "among", "along", "together", "with", "without", "per", "than",
+    "then", "that", "this", "these", "those", "them", "they", "their", "theirs", "its", "his", "her", "hers", "him", "she",
+    "you", "your", "our", "ours", "we", "us", "me", "my", "mine", "it", "the", "and", "or", "nor", "not", "but", "for", "from",
+    "into", "onto", "upon", "about", "after", "before", "since", "until", "during", "over", "under", "out", "off", "down",
+    "up", "again", "ever", "still", "yet", "already", "currently", "now", "so", "such", "like", "as", "at", "by", "of", "on",
+    "in", "to", "an", "a", "if", "else", "than", "equal", "equals", "greater", "smaller", "larger", "bigger", "higher",
+    "lower", "above", "exceed", "exceeds", "exceeding", "least", "at", "count", "counts", "find", "whole", "entire",
+    "full", "available", "possible", "specific", "certain", "particular", "following", "respective", "own", "owned",
+    "yes", "no", "true", "false", "ever", "never", "currently", "current", "new", "old", "long", "short", "big", "small",
+    "large", "high", "low", "good", "bad", "greatest", "amongst", "whom", "associated", "correspond", "corresponds",
+    "someone", "anyone", "everyone", "something", "anything", "everything", "nothing", "people", "person", "persons",
+];
+
+/// Attributes the schema may spell with another word: each group names one kind of stored value
+/// ("expensive" is read from a price, "born" from a birth date or place, "live" from an address).
+pub const ATTRIBUTE_WORDS: &[&[&str]] = &[
+    &["age", "old", "older", "oldest", "young", "younger", "youngest", "aged", "born", "birth", "birthday", "dob", "birthdate"],
+    &["price", "expensive", "cheap", "cheaper", "cheapest", "cost", "costs", "costly", "priced", "pay", "paid", "payment",
+      "fee", "fees", "charge", "charged", "spend", "spent", "amount", "rate", "rental", "budget"],
+    &["salary", "earn", "earns", "earned", "earning", "earnings", "wage", "wages", "income", "paid"],
+    &["date", "year", "years", "day", "days", "month", "months", "when", "recent", "latest", "earliest", "newest", "time",
+      "period", "since", "dates"],
+    &["length", "long", "longer", "longest", "short", "shorter", "shortest", "duration", "lasting", "lasted", "minutes", "seconds", "hours"],
+    &["height", "tall", "taller", "tallest", "high", "higher", "highest", "heights", "feet", "meters"],
+    &["weight", "heavy", "heavier", "heaviest", "light", "lighter", "lightest", "weigh", "weighs", "kg", "pounds"],
+    &["location", "address", "city", "place", "where", "located", "live", "lives", "living", "lived", "reside", "resides",
+      "residence", "hometown", "home", "based", "situated", "country", "state", "region", "area", "district"],
+    &["gender", "sex", "male", "female", "males", "females", "men", "women", "man", "woman", "boys", "girls", "boy", "girl"],
+    &["capacity", "seats", "seating", "hold", "holds", "accommodate", "size"],
+    &["rating", "rated", "stars", "star", "score", "scores", "scored", "points", "grade", "grades"],
+    &["rank", "ranked", "ranking", "rankings", "position", "positions", "place", "placed"],
+    &["population", "inhabitants", "populous", "residents"],
+    &["nationality", "national", "nation", "citizen", "citizens", "country"],
+    &["quantity", "stock", "inventory", "units"],
+    &["phone", "telephone", "call", "mobile"],
+    &["email", "mail", "e-mail"],
+];
+
+/// The attribute groups a word belongs to.
+pub fn attribute_groups(word: &str) -> impl Iterator<Item = &'static [&'static str]> + '_ {
+    ATTRIBUTE_WORDS.iter().copied().filter(move |g| g.contains(&word))
 }
 
 #[cfg(test)]

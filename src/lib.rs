@@ -19,6 +19,7 @@ pub mod lexicon;
 pub mod llm;
 pub mod options;
 pub mod result;
+pub mod scope;
 pub mod select;
 pub mod sql;
 #[cfg(any(test, feature = "fuzzing"))]

@@ -23,6 +23,8 @@ pub struct Settings {
     pub select_gate: f64,
     pub select_max_pairs: usize,
     pub instance_time_ms: u64,
+    /// Refuse questions the database cannot answer (`nl2sql.refuse`).
+    pub refuse: bool,
 }
 
 impl Default for Settings {
@@ -39,6 +41,7 @@ impl Default for Settings {
             select_gate: 0.6,
             select_max_pairs: 6,
             instance_time_ms: 3_000,
+            refuse: true,
         }
     }
 }
@@ -152,6 +155,8 @@ pub struct AskOptions {
     /// A verified answer that reads more than one table is `ok` only when a second reading by
     /// another generator returns the same rows (`ask::confirm`).
     pub confirm: bool,
+    /// A question the database cannot answer gets no SQL and ends `unanswerable` (`scope`).
+    pub refuse: bool,
     /// Two-round generation: a draft, its schema linked and closed over foreign keys, then the
     /// final generation on that pruned schema.
     pub two_round: bool,
@@ -166,7 +171,7 @@ pub struct AskOptions {
 
 const ASK_KEYS: &[&str] = &[
     "llm_model", "max_probes", "max_repairs", "probe_rows", "schema_token_budget", "temperature", "seed", "probe",
-    "probe_gate", "verify", "fix", "repair", "refine", "confirm", "values", "value_keywords", "two_round", "generators", "samples", "select", "max_rows",
+    "probe_gate", "verify", "fix", "repair", "refine", "confirm", "refuse", "values", "value_keywords", "two_round", "generators", "samples", "select", "max_rows",
 ];
 
 const GENERATORS_WANTED: &str = "a non-empty array of \"direct\", \"skeleton\", \"decompose\", \"few_shot\"";
@@ -194,6 +199,7 @@ impl AskOptions {
             value_keywords: r.flag("value_keywords", false)?,
             refine: r.flag("refine", true)?,
             confirm: r.flag("confirm", true)?,
+            refuse: r.flag("refuse", s.refuse)?,
             two_round: r.flag("two_round", false)?,
             generators: match r.obj.get("generators") {
                 None => vec![Generator::Decompose],
@@ -232,6 +238,7 @@ impl AskOptions {
             "values": self.values,
             "refine": self.refine && self.verify,
             "confirm": self.confirm && self.verify && self.single_generation(),
+            "refuse": self.refuse,
             "value_keywords": self.values && self.value_keywords,
             "two_round": self.two_round,
             "generators": self.generators.iter().map(|g| g.name()).collect::<Vec<_>>(),

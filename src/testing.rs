@@ -127,8 +127,11 @@ pub struct ScriptedDb {
     pub examples: Vec<(String, String)>,
     /// Reports the instance workspace gives, one per call (the last repeats).
     pub instances: VecDeque<std::result::Result<Report, String>>,
-    /// Effects that fail: "catalog", "indexed", "values", "weights", "examples".
+    /// Effects that fail: "catalog", "indexed", "values", "weights", "examples", "embeddings",
+    /// "store_embeddings".
     pub failing: Vec<&'static str>,
+    /// Stored embeddings, by (model, text).
+    pub embeddings: BTreeMap<(String, String), Vec<f32>>,
     /// Every SQL text run, in order.
     pub ran: Vec<String>,
     /// Every SQL text planned.
@@ -233,6 +236,19 @@ impl Database for ScriptedDb {
         self.fail("examples")?;
         Ok(self.examples.iter().take(limit).cloned().collect())
     }
+
+    fn stored_embeddings(&mut self, texts: &[String], model: &str) -> Result<BTreeMap<String, Vec<f32>>> {
+        self.fail("embeddings")?;
+        Ok(texts.iter().filter_map(|t| self.embeddings.get(&(model.to_string(), t.clone())).map(|v| (t.clone(), v.clone()))).collect())
+    }
+
+    fn store_embeddings(&mut self, entries: &[(String, Vec<f32>)], model: &str) -> Result<()> {
+        self.fail("store_embeddings")?;
+        for (t, v) in entries {
+            self.embeddings.insert((model.to_string(), t.clone()), v.clone());
+        }
+        Ok(())
+    }
 }
 
 /// A model that answers from a script: each chat request, single or fanned out, takes the next
@@ -243,6 +259,10 @@ pub struct ScriptedModel {
     pub embed_fails: bool,
     /// How many fan-outs were asked for, and how many requests each held.
     pub fanouts: Vec<usize>,
+    /// The embedding of particular texts (any other text embeds as `[0.1, 0.2, 0.3]`).
+    pub vectors: BTreeMap<String, Vec<f32>>,
+    /// Every text embedded, in order.
+    pub embedded: Vec<String>,
 }
 
 /// A reply holding `{"sql": ...}`.
@@ -261,7 +281,7 @@ pub fn unreachable() -> std::result::Result<String, LlmError> {
 
 impl ScriptedModel {
     pub fn new(replies: Vec<std::result::Result<String, LlmError>>) -> Self {
-        ScriptedModel { replies: replies.into(), requests: Vec::new(), embed_fails: false, fanouts: Vec::new() }
+        ScriptedModel { replies: replies.into(), requests: Vec::new(), embed_fails: false, fanouts: Vec::new(), vectors: BTreeMap::new(), embedded: Vec::new() }
     }
 
     fn next(&mut self, request: ChatRequest) -> std::result::Result<ChatReply, LlmError> {
@@ -275,6 +295,10 @@ impl ScriptedModel {
 impl Model for ScriptedModel {
     fn name(&self) -> String {
         "scripted".into()
+    }
+
+    fn embedding_model(&self) -> String {
+        "scripted-embedding".into()
     }
 
     fn concurrency(&self) -> usize {
@@ -294,6 +318,8 @@ impl Model for ScriptedModel {
         if self.embed_fails {
             return Err(LlmError::Unreachable { endpoint: "http://127.0.0.1:2/v1".into(), cause: "connection refused".into() });
         }
-        Ok(Embeddings { vectors: inputs.iter().map(|_| vec![0.1, 0.2, 0.3]).collect(), usage: Usage::default(), elapsed: Duration::ZERO })
+        self.embedded.extend(inputs.iter().cloned());
+        let vectors = inputs.iter().map(|i| self.vectors.get(i).cloned().unwrap_or_else(|| vec![0.1, 0.2, 0.3])).collect();
+        Ok(Embeddings { vectors, usage: Usage::default(), elapsed: Duration::ZERO })
     }
 }

@@ -17,6 +17,8 @@ pub enum Stage {
     Schema,
     Values,
     Constraints,
+    /// Whether the database can answer the question at all.
+    Scope,
     Probe,
     Draft,
     Link,
@@ -68,6 +70,8 @@ pub enum Status {
     Unverified,
     /// The evidence does not decide between two readings (the chosen one stands).
     Ambiguous,
+    /// The database cannot answer the question: no SQL is written.
+    Unanswerable,
 }
 
 impl Stage {
@@ -76,6 +80,7 @@ impl Stage {
             Stage::Schema => "schema",
             Stage::Values => "values",
             Stage::Constraints => "constraints",
+            Stage::Scope => "scope",
             Stage::Probe => "probe",
             Stage::Draft => "draft",
             Stage::Link => "link",
@@ -111,6 +116,7 @@ impl Status {
             Status::Kept => "kept",
             Status::Unverified => "unverified",
             Status::Ambiguous => "ambiguous",
+            Status::Unanswerable => "unanswerable",
         }
     }
 }

@@ -98,6 +98,10 @@ impl Model for EndpointModel {
         self.chat.model.clone()
     }
 
+    fn embedding_model(&self) -> String {
+        self.embedding.model.clone()
+    }
+
     fn concurrency(&self) -> usize {
         self.concurrency
     }

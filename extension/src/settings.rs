@@ -52,6 +52,7 @@ pub static SELECT_GATE: GucSetting<f64> = GucSetting::<f64>::new(0.6);
 pub static SELECT_MAX_PAIRS: GucSetting<i32> = GucSetting::<i32>::new(6);
 pub static INSTANCE_TIME_MS: GucSetting<i32> = GucSetting::<i32>::new(3_000);
 pub static VALUE_INDEX_MAX_VALUES: GucSetting<i32> = GucSetting::<i32>::new(1000);
+pub static REFUSE: GucSetting<bool> = GucSetting::<bool>::new(true);
 
 pub fn init() {
     GucRegistry::define_string_guc(
@@ -278,6 +279,14 @@ pub fn init() {
         GucContext::Suset,
         GucFlags::default(),
     );
+    GucRegistry::define_bool_guc(
+        c"nl2sql.refuse",
+        c"A question the database cannot answer gets no SQL: the run ends unanswerable with the reason.",
+        c"Off: every question gets SQL (the scope stage is skipped). The option refuse overrides it per call.",
+        &REFUSE,
+        GucContext::Userset,
+        GucFlags::default(),
+    );
     GucRegistry::define_enum_guc(
         c"nl2sql.audit_read_only",
         c"In a read-only transaction (a hot standby): log audits the run in the server log, error refuses the call.",
@@ -310,6 +319,7 @@ pub fn defaults() -> nl2sql_core::options::Settings {
         select_gate: SELECT_GATE.get(),
         select_max_pairs: count(SELECT_MAX_PAIRS.get()),
         instance_time_ms: INSTANCE_TIME_MS.get().max(1) as u64,
+        refuse: REFUSE.get(),
     }
 }
 

@@ -12,6 +12,7 @@ pub mod pipeline;
 pub mod probe;
 pub mod prompts;
 pub mod repair;
+mod scope;
 pub mod verify;
 
 pub use pipeline::{ask, Explanation, Question};

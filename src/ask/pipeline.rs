@@ -53,8 +53,9 @@ pub struct Explanation {
     /// and, in words, how the two differ.
     pub alternative: Option<(String, String)>,
     /// How the run ended: `ok`, `ambiguous` (verified, but another reading is as well supported),
-    /// `unverified` (it runs, with open problems, or verification was off) or `error` (no query
-    /// that runs: `chosen_sql` is the best attempt, never an answer).
+    /// `unverified` (it runs, with open problems, or verification was off), `error` (no query
+    /// that runs: `chosen_sql` is the best attempt, never an answer) or `unanswerable` (the
+    /// database cannot answer the question: no SQL was written, `chosen_sql` is empty).
     pub status: Status,
 }
 
@@ -64,9 +65,10 @@ impl Explanation {
         self.status
     }
 
-    /// Is there SQL to hand over as the answer? Not when the run ended in `error`.
+    /// Is there SQL to hand over as the answer? Not when the run ended in `error` or
+    /// `unanswerable`.
     pub fn answered(&self) -> bool {
-        self.status != Status::Error
+        !matches!(self.status, Status::Error | Status::Unanswerable)
     }
 
     /// Why the run ended as it did, in words (the last step's detail).
@@ -88,6 +90,8 @@ pub(super) struct Ask<'a, 'r, D: Database + ?Sized, M: Model + ?Sized> {
     pub grounding: Grounding,
     /// Columns whose indexed values the question names (value linking).
     pub value_columns: Vec<(RelName, String)>,
+    /// The stored values the value index matched in the question: (`table.column`, value).
+    pub value_hits: Vec<(String, String)>,
     /// The other reading of a split the N-version candidates left open: (SQL, explanation).
     pub alternative: Option<(String, String)>,
 }
@@ -121,6 +125,7 @@ pub fn ask<D: Database + ?Sized, M: Model + ?Sized>(
         constraints: constraints::extract(question.text, question.evidence),
         grounding: Grounding::default(),
         value_columns: Vec::new(),
+        value_hits: Vec::new(),
         alternative: None,
     };
     if opts.values {
@@ -280,6 +285,7 @@ impl<D: Database + ?Sized, M: Model + ?Sized> Ask<'_, '_, D, M> {
                     json!({"keywords": keywords, "matches": hits.iter().map(|h| json!({"table": h.table.to_string(), "column": h.column,
                         "value": h.value, "score": h.score(), "matched_by": h.matched_by()})).collect::<Vec<_>>()}),
                 )?;
+                self.value_hits = hits.iter().map(|h| (format!("{}.{}", h.table.name, h.column), h.value.clone())).collect();
                 self.value_columns = hits.into_iter().map(|h| (h.table, h.column)).collect();
                 Ok(())
             }
@@ -308,6 +314,9 @@ impl<D: Database + ?Sized, M: Model + ?Sized> Ask<'_, '_, D, M> {
             self.constraints.iter().map(|c| format!("{} (\"{}\")", c.name(), c.phrase)).collect::<Vec<_>>().join(", ")
         };
         self.trace.step(Stage::Constraints, Status::Ok, detail, None, constraints_json)?;
+        if let Some((kind, reason)) = self.scope()? {
+            return self.refuse(kind, reason);
+        }
         self.probe_loop()?;
         if self.opts.two_round {
             self.link_round()?;
@@ -343,6 +352,24 @@ impl<D: Database + ?Sized, M: Model + ?Sized> Ask<'_, '_, D, M> {
             "{what}, by a mechanical fix, and the answer now reads nothing from {}: the model misread which table holds the column, so the join is no evidence",
             idle.join(", ")
         ))
+    }
+
+    /// End the run without SQL: the database cannot answer the question.
+    fn refuse(mut self, kind: crate::scope::Kind, reason: String) -> Result<Explanation> {
+        let detail = format!("the database cannot answer this question ({}): {reason}", kind.as_str().replace('_', " "));
+        let data = json!({"kind": kind, "reason": reason, "prompt_tokens": self.trace.usage.prompt_tokens,
+                          "completion_tokens": self.trace.usage.completion_tokens, "llm_calls": self.trace.llm_calls});
+        self.trace.step(Stage::Chosen, Status::Unanswerable, detail, None, data)?;
+        Ok(Explanation {
+            steps: self.trace.steps,
+            chosen_sql: String::new(),
+            verified: false,
+            open_problems: vec![reason],
+            usage: self.trace.usage,
+            llm_calls: self.trace.llm_calls,
+            alternative: None,
+            status: Status::Unanswerable,
+        })
     }
 
     fn finish(mut self, chosen: Attempt, verified: bool) -> Result<Explanation> {

@@ -86,6 +86,26 @@ pub fn generate(
     ]
 }
 
+/// The model's vote on whether the database can answer the question, given the words of it that
+/// match no table, column or stored value (`scope`).
+pub fn scope(schema: &str, question: &str, evidence: Option<&str>, unlinked: &[String]) -> Vec<Message> {
+    let evidence = evidence.filter(|e| !e.trim().is_empty()).map(|e| format!("\nEvidence: {e}")).unwrap_or_default();
+    let words = unlinked.iter().map(|w| format!("\"{w}\"")).collect::<Vec<_>>().join(", ");
+    vec![
+        system(schema),
+        Message::user(format!(
+            "Question: {question}{evidence}\n\nThese words of the question match no table, column or stored value of the schema above: \
+             {words}.\nCan one SQL query over this database answer the question from the data it stores? Answer false if the \
+             question asks about something the schema has no table or column for (a column with a similar name that means \
+             something else does not count), asks for advice, an opinion, a prediction or a cause, is general knowledge \
+             unrelated to this database, or needs facts the database does not store. Answer true if those words are only \
+             another way to say what a table, a column or a stored value holds.\n\
+             Reply in JSON: {{\"answerable\": true or false, \"kind\": \"answerable\", \"missing_data\", \"outside_knowledge\", \
+             \"general_knowledge\" or \"beyond_sql\", \"missing\": \"what the database lacks, in a few words\"}}"
+        )),
+    ]
+}
+
 /// Keyword extraction for the value index: the values and key terms a question names, written as
 /// a database cell might hold them. No schema: the search, not the model, finds the columns.
 pub fn keywords(question: &str, evidence: Option<&str>) -> Vec<Message> {

@@ -41,12 +41,12 @@ fn probing_stops_when_the_model_is_done() {
     let e = run(&mut db, &mut model, "How many books are there?", json!({"probe_gate": false})).unwrap();
     assert_eq!(
         stages(&e),
-        [("schema", "ok"), ("values", "skipped"), ("constraints", "ok"), ("probe", "done"), ("generate", "ok"), ("verify", "ok"), ("chosen", "ok")]
+        [("schema", "ok"), ("values", "skipped"), ("constraints", "ok"), ("scope", "ok"), ("probe", "done"), ("generate", "ok"), ("verify", "ok"), ("chosen", "ok")]
     );
     assert!(e.verified);
     assert_eq!(e.chosen_sql, COUNT);
     assert_eq!((e.llm_calls, e.usage.prompt_tokens), (2, 20));
-    assert_eq!(e.steps.iter().map(|s| s.number).collect::<Vec<_>>(), (1..=7).collect::<Vec<_>>());
+    assert_eq!(e.steps.iter().map(|s| s.number).collect::<Vec<_>>(), (1..=8).collect::<Vec<_>>());
 }
 
 #[test]
@@ -178,7 +178,7 @@ fn an_unusable_probe_step_stops_probing_not_the_run() {
     let e = run(&mut db, &mut model, "How many books are there?", json!({"probe_gate": false})).unwrap();
     assert_eq!(
         stages(&e),
-        [("schema", "ok"), ("values", "skipped"), ("constraints", "ok"), ("probe", "error"), ("generate", "ok"), ("verify", "ok"), ("chosen", "ok")]
+        [("schema", "ok"), ("values", "skipped"), ("constraints", "ok"), ("scope", "ok"), ("probe", "error"), ("generate", "ok"), ("verify", "ok"), ("chosen", "ok")]
     );
 }
 
@@ -229,7 +229,7 @@ fn three_unusable_answers_fail_clearly() {
 fn with_verification_off_the_sql_is_returned_unverified() {
     let (mut db, mut model) = (ScriptedDb::bookshop(), ScriptedModel::new(vec![sql_reply(TITLES)]));
     let e = run(&mut db, &mut model, "How many books are there?", json!({"probe": false, "verify": false})).unwrap();
-    assert_eq!(stages(&e)[3..], [("probe", "skipped"), ("generate", "ok"), ("verify", "skipped"), ("chosen", "unverified")]);
+    assert_eq!(stages(&e)[3..], [("scope", "ok"), ("probe", "skipped"), ("generate", "ok"), ("verify", "skipped"), ("chosen", "unverified")]);
     assert!(!e.verified);
     assert!(db.planned.is_empty());
 }
@@ -240,7 +240,7 @@ fn with_verification_off_the_sql_is_returned_unverified() {
 fn a_violated_constraint_is_repaired_and_the_repair_kept() {
     let (mut db, mut model) = (ScriptedDb::bookshop(), ScriptedModel::new(vec![sql_reply(TITLES), sql_reply(COUNT)]));
     let e = run(&mut db, &mut model, "How many books are there?", json!({"probe": false})).unwrap();
-    assert_eq!(stages(&e)[4..], [("generate", "ok"), ("verify", "violations"), ("repair", "ok"), ("chosen", "ok")]);
+    assert_eq!(stages(&e)[5..], [("generate", "ok"), ("verify", "violations"), ("repair", "ok"), ("chosen", "ok")]);
     assert_eq!(e.chosen_sql, COUNT);
     // the repair prompt carries the problem as a directive
     let repair = &model.requests[1].messages.last().unwrap().content;
@@ -251,7 +251,7 @@ fn a_violated_constraint_is_repaired_and_the_repair_kept() {
 fn an_unchanged_repair_stops_the_loop() {
     let (mut db, mut model) = (ScriptedDb::bookshop(), ScriptedModel::new(vec![sql_reply(TITLES)]));
     let e = run(&mut db, &mut model, "How many books are there?", json!({"probe": false})).unwrap();
-    assert_eq!(stages(&e)[5..], [("verify", "violations"), ("repair", "unchanged"), ("chosen", "unverified")]);
+    assert_eq!(stages(&e)[6..], [("verify", "violations"), ("repair", "unchanged"), ("chosen", "unverified")]);
     assert!(!e.open_problems.is_empty());
     assert_eq!(model.requests.len(), 2);
 }
@@ -262,13 +262,13 @@ fn a_regressed_repair_is_kept_only_if_better() {
     let mut db = ScriptedDb::bookshop().plan_fails("nosuch", "column \"nosuch\" does not exist");
     let mut model = ScriptedModel::new(vec![sql_reply("SELECT count(*) FROM books WHERE nosuch"), sql_reply(TITLES)]);
     let e = run(&mut db, &mut model, "How many books are there?", json!({"probe": false})).unwrap();
-    assert_eq!(stages(&e)[5..], [("verify", "error"), ("repair", "regressed"), ("chosen", "unverified")]);
+    assert_eq!(stages(&e)[6..], [("verify", "error"), ("repair", "regressed"), ("chosen", "unverified")]);
     assert_eq!(e.chosen_sql, TITLES);
     // the other way round: a repair that stops planning is not kept
     let mut db = ScriptedDb::bookshop().plan_fails("nosuch", "column \"nosuch\" does not exist");
     let mut model = ScriptedModel::new(vec![sql_reply(TITLES), sql_reply("SELECT count(*) FROM books WHERE nosuch")]);
     let e = run(&mut db, &mut model, "How many books are there?", json!({"probe": false})).unwrap();
-    assert_eq!(stages(&e)[5..], [("verify", "violations"), ("repair", "regressed"), ("chosen", "unverified")]);
+    assert_eq!(stages(&e)[6..], [("verify", "violations"), ("repair", "regressed"), ("chosen", "unverified")]);
     assert_eq!(e.chosen_sql, TITLES);
 }
 
@@ -328,7 +328,7 @@ fn a_repair_that_improves_continues_until_the_budget_or_a_stop() {
     let mut db = ScriptedDb::bookshop().plan_fails("nosuch", "column \"nosuch\" does not exist");
     let mut model = ScriptedModel::new(vec![sql_reply("SELECT title FROM books WHERE nosuch"), sql_reply(TITLES)]);
     let e = run(&mut db, &mut model, "How many books are there?", json!({"probe": false})).unwrap();
-    assert_eq!(stages(&e)[5..], [("verify", "error"), ("repair", "continue"), ("repair", "unchanged"), ("chosen", "unverified")]);
+    assert_eq!(stages(&e)[6..], [("verify", "error"), ("repair", "continue"), ("repair", "unchanged"), ("chosen", "unverified")]);
     assert_eq!(e.chosen_sql, TITLES);
     // the budget
     let mut db = ScriptedDb::bookshop().plan_fails("nosuch", "column \"nosuch\" does not exist");
@@ -379,14 +379,14 @@ fn an_empty_result_is_refined_once_and_replaced_only_if_rows_come_back() {
     let db = || ScriptedDb::bookshop().answer("= 'paris'", rows(&["name"], json!([]))).answer("'Atlantis'", rows(&["name"], json!([]))).answer("'atlantis'", rows(&["name"], json!([])));
     let mut model = ScriptedModel::new(vec![sql_reply(paris), sql_reply(fixed)]);
     let e = run(&mut db(), &mut model, "Which customers live in Paris?", json!({"probe": false})).unwrap();
-    assert_eq!(stages(&e)[5..], [("verify", "ok"), ("refine", "ok"), ("chosen", "ok")]);
-    assert!(e.steps[5].detail.ends_with("(note: the result is empty)"));
+    assert_eq!(stages(&e)[6..], [("verify", "ok"), ("refine", "ok"), ("chosen", "ok")]);
+    assert!(e.steps[6].detail.ends_with("(note: the result is empty)"));
     assert_eq!(e.chosen_sql, fixed);
     // a refinement that is empty too leaves the first query in place, verified
     let atlantis = "SELECT name FROM customers WHERE city = 'Atlantis'";
     let mut model = ScriptedModel::new(vec![sql_reply(atlantis), sql_reply("SELECT name FROM customers WHERE city ILIKE 'atlantis'")]);
     let e = run(&mut db(), &mut model, "Which customers live in Atlantis?", json!({"probe": false})).unwrap();
-    assert_eq!(stages(&e)[5..], [("verify", "ok"), ("refine", "kept"), ("chosen", "ok")]);
+    assert_eq!(stages(&e)[6..], [("verify", "ok"), ("refine", "kept"), ("chosen", "ok")]);
     assert_eq!(e.chosen_sql, atlantis);
     // an unusable refinement is a stop, and the stage switches off
     let mut model = ScriptedModel::new(vec![sql_reply(atlantis), text_reply("?")]);
@@ -634,7 +634,7 @@ fn a_mechanical_fix_is_kept_without_asking_the_model() {
     let mut db = ScriptedDb::bookshop().plan_fails("T1.order_id", "column t1.order_id does not exist");
     let mut model = ScriptedModel::new(vec![sql_reply(wrong)]);
     let e = run(&mut db, &mut model, "How many orders did customers from Paris place?", json!({"probe": false, "confirm": false})).unwrap();
-    assert_eq!(stages(&e)[5..], [("verify", "error"), ("fix", "ok"), ("chosen", "ok")]);
+    assert_eq!(stages(&e)[6..], [("verify", "error"), ("fix", "ok"), ("chosen", "ok")]);
     assert!(e.chosen_sql.contains("COUNT(T2.order_id)"), "{}", e.chosen_sql);
     assert_eq!(model.requests.len(), 1, "no repair was asked of the model");
     let fix = e.steps.iter().find(|s| s.stage == Stage::Fix).unwrap();
@@ -642,7 +642,7 @@ fn a_mechanical_fix_is_kept_without_asking_the_model() {
     // a probe's LIMIT copied into the answer
     let mut model = ScriptedModel::new(vec![sql_reply("SELECT name FROM authors WHERE country = 'Nigeria' LIMIT 5")]);
     let e = run(&mut ScriptedDb::bookshop(), &mut model, "Which authors are from Nigeria?", json!({"probe": false})).unwrap();
-    assert_eq!(stages(&e)[5..], [("verify", "violations"), ("fix", "ok"), ("chosen", "ok")]);
+    assert_eq!(stages(&e)[6..], [("verify", "violations"), ("fix", "ok"), ("chosen", "ok")]);
     assert_eq!(e.chosen_sql, "SELECT name FROM authors WHERE country = 'Nigeria'");
 }
 
@@ -668,13 +668,13 @@ fn a_fix_that_does_not_help_is_not_kept_and_the_model_repairs() {
     let mut db = ScriptedDb::bookshop().plan_fails("order_id FROM customers", "scripted failure");
     let mut model = ScriptedModel::new(vec![sql_reply(wrong), sql_reply(right)]);
     let e = run(&mut db, &mut model, "List the order ids.", json!({"probe": false})).unwrap();
-    assert_eq!(stages(&e)[5..], [("verify", "error"), ("fix", "kept"), ("repair", "ok"), ("chosen", "ok")]);
+    assert_eq!(stages(&e)[6..], [("verify", "error"), ("fix", "kept"), ("repair", "ok"), ("chosen", "ok")]);
     assert_eq!(e.chosen_sql, right);
     // with fixes off the model is asked at once
     let mut db = ScriptedDb::bookshop().plan_fails("T1.order_id", "column t1.order_id does not exist");
     let mut model = ScriptedModel::new(vec![sql_reply(wrong), sql_reply(right)]);
     let e = run(&mut db, &mut model, "List the order ids.", json!({"probe": false, "fix": false})).unwrap();
-    assert_eq!(stages(&e)[5..], [("verify", "error"), ("repair", "ok"), ("chosen", "ok")]);
+    assert_eq!(stages(&e)[6..], [("verify", "error"), ("repair", "ok"), ("chosen", "ok")]);
 }
 
 #[test]
@@ -688,14 +688,14 @@ fn a_count_the_data_shows_inflated_by_a_join_is_fixed_to_count_distinct_keys() {
     };
     let mut model = ScriptedModel::new(vec![sql_reply(inflated)]);
     let e = run(&mut db(), &mut model, "How many customers have placed orders?", json!({"probe": false, "confirm": false})).unwrap();
-    assert_eq!(stages(&e)[5..], [("verify", "violations"), ("fix", "ok"), ("chosen", "ok")]);
-    assert!(e.steps[5].data["problems"][0].as_str().unwrap().contains("COUNT(DISTINCT c.customer_id)"), "{}", e.steps[5].data);
+    assert_eq!(stages(&e)[6..], [("verify", "violations"), ("fix", "ok"), ("chosen", "ok")]);
+    assert!(e.steps[6].data["problems"][0].as_str().unwrap().contains("COUNT(DISTINCT c.customer_id)"), "{}", e.steps[6].data);
     assert_eq!(e.chosen_sql, "SELECT count(DISTINCT c.customer_id) FROM customers AS c JOIN orders AS o ON o.customer_id = c.customer_id");
     // when the data shows no repeat (each customer one order), nothing is flagged
     let same = || ScriptedDb::bookshop().answer("count(", rows(&["count"], json!([[2]])));
     let mut model = ScriptedModel::new(vec![sql_reply(inflated)]);
     let e = run(&mut same(), &mut model, "How many customers have placed orders?", json!({"probe": false, "confirm": false})).unwrap();
-    assert_eq!(stages(&e)[5..], [("verify", "ok"), ("chosen", "ok")]);
+    assert_eq!(stages(&e)[6..], [("verify", "ok"), ("chosen", "ok")]);
 }
 
 #[test]
@@ -710,8 +710,8 @@ fn a_join_the_answer_takes_nothing_from_is_removed_when_the_data_shows_it_change
     };
     let mut model = ScriptedModel::new(vec![sql_reply(joined)]);
     let e = run(&mut db(), &mut model, "List the names of all customers.", json!({"probe": false})).unwrap();
-    assert_eq!(stages(&e)[5..], [("verify", "violations"), ("fix", "ok"), ("chosen", "ok")]);
-    assert!(e.steps[5].data["problems"][0].as_str().unwrap().contains("`o` is joined, but the answer takes nothing from it"), "{}", e.steps[5].data);
+    assert_eq!(stages(&e)[6..], [("verify", "violations"), ("fix", "ok"), ("chosen", "ok")]);
+    assert!(e.steps[6].data["problems"][0].as_str().unwrap().contains("`o` is joined, but the answer takes nothing from it"), "{}", e.steps[6].data);
     assert_eq!(e.chosen_sql, "SELECT c.name FROM customers AS c");
     assert_eq!(e.steps.iter().find(|s| s.stage == Stage::Fix).unwrap().data["fix"], json!("needless_join"));
     assert_eq!(model.requests.len(), 1, "no repair was asked of the model");
@@ -724,7 +724,7 @@ fn a_join_the_answer_takes_nothing_from_is_removed_when_the_data_shows_it_change
         .answer("SELECT T1.name FROM customers AS T1", rows(&["name"], json!([["Ann"], ["Bob"], ["Cy"]])));
     let mut model = ScriptedModel::new(vec![sql_reply(wrong)]);
     let e = run(&mut failing, &mut model, "List the names of all customers.", json!({"probe": false})).unwrap();
-    assert_eq!(stages(&e)[5..], [("verify", "error"), ("fix", "ok"), ("fix", "ok"), ("chosen", "ok")]);
+    assert_eq!(stages(&e)[6..], [("verify", "error"), ("fix", "ok"), ("fix", "ok"), ("chosen", "ok")]);
     assert_eq!(e.chosen_sql, "SELECT T1.name FROM customers AS T1");
     assert_eq!(model.requests.len(), 1, "no repair was asked of the model");
     // the question names the orders: the join is the filter it asks for
@@ -736,7 +736,7 @@ fn a_join_the_answer_takes_nothing_from_is_removed_when_the_data_shows_it_change
     let same = || ScriptedDb::bookshop().answer("SELECT c.name FROM customers", rows(&["name"], json!([["Ann"], ["Bob"]])));
     let mut model = ScriptedModel::new(vec![sql_reply(joined)]);
     let e = run(&mut same(), &mut model, "List the names of all customers.", json!({"probe": false, "confirm": false})).unwrap();
-    assert_eq!(stages(&e)[5..], [("verify", "ok"), ("chosen", "ok")]);
+    assert_eq!(stages(&e)[6..], [("verify", "ok"), ("chosen", "ok")]);
 }
 
 #[test]
@@ -746,8 +746,8 @@ fn a_literal_the_column_stores_in_another_case_is_replaced_by_the_stored_value()
     let db = || ScriptedDb::bookshop().answer("lower(btrim(city::TEXT))", rows(&["city"], json!([["Paris"]])));
     let mut model = ScriptedModel::new(vec![sql_reply(wrong)]);
     let e = run(&mut db(), &mut model, "Which customers live in paris?", json!({"probe": false})).unwrap();
-    assert_eq!(stages(&e)[5..], [("verify", "violations"), ("fix", "ok"), ("chosen", "ok")]);
-    assert!(e.steps[5].data["problems"][0].as_str().unwrap().contains("holds no 'paris', but holds 'Paris'"), "{}", e.steps[5].data);
+    assert_eq!(stages(&e)[6..], [("verify", "violations"), ("fix", "ok"), ("chosen", "ok")]);
+    assert!(e.steps[6].data["problems"][0].as_str().unwrap().contains("holds no 'paris', but holds 'Paris'"), "{}", e.steps[6].data);
     assert_eq!(e.chosen_sql, "SELECT name FROM customers WHERE city = 'Paris'");
     assert_eq!(model.requests.len(), 1, "no repair was asked of the model");
 }
@@ -765,8 +765,8 @@ fn a_literal_the_column_holds_in_no_form_is_replaced_by_the_stored_value_like_it
     let mut model = ScriptedModel::new(vec![sql_reply(wrong)]);
     let mut database = db();
     let e = run(&mut database, &mut model, "Which customers live in Pariss?", json!({"probe": false})).unwrap();
-    assert_eq!(stages(&e)[5..], [("verify", "violations"), ("fix", "ok"), ("chosen", "ok")]);
-    assert!(e.steps[5].data["problems"][0].as_str().unwrap().contains("holds no 'Pariss' in any case: it holds 'Paris' (like it)"), "{}", e.steps[5].data);
+    assert_eq!(stages(&e)[6..], [("verify", "violations"), ("fix", "ok"), ("chosen", "ok")]);
+    assert!(e.steps[6].data["problems"][0].as_str().unwrap().contains("holds no 'Pariss' in any case: it holds 'Paris' (like it)"), "{}", e.steps[6].data);
     assert_eq!(e.chosen_sql, "SELECT name FROM customers WHERE city = 'Paris'");
     assert_eq!(model.requests.len(), 1, "no repair was asked of the model");
     // the search for other columns holding it read the caller's tables only through the executor
@@ -797,15 +797,15 @@ fn either_of_two_values_where_the_question_asks_for_both_is_fixed_to_their_inter
     let question = "Which authors wrote both 'Dune' and 'Emma'?";
     let mut model = ScriptedModel::new(vec![sql_reply(either)]);
     let e = run(&mut db(json!([["Ann"]])), &mut model, question, json!({"probe": false, "confirm": false})).unwrap();
-    assert_eq!(stages(&e)[5..], [("verify", "violations"), ("fix", "ok"), ("chosen", "ok")]);
-    assert!(e.steps[5].data["problems"][0].as_str().unwrap().contains("keeps every row with either"), "{}", e.steps[5].data);
+    assert_eq!(stages(&e)[6..], [("verify", "violations"), ("fix", "ok"), ("chosen", "ok")]);
+    assert!(e.steps[6].data["problems"][0].as_str().unwrap().contains("keeps every row with either"), "{}", e.steps[6].data);
     assert_eq!(e.chosen_sql, both);
     assert_eq!(e.steps.iter().find(|s| s.stage == Stage::Fix).unwrap().data["fix"], json!("both"));
     assert_eq!(model.requests.len(), 1, "no repair was asked of the model");
     // nobody wrote both: the question can only mean either, and the query stands
     let mut model = ScriptedModel::new(vec![sql_reply(either)]);
     let e = run(&mut db(json!([])), &mut model, question, json!({"probe": false, "confirm": false})).unwrap();
-    assert_eq!(stages(&e)[5..], [("verify", "ok"), ("chosen", "ok")], "{}", e.steps[5].data);
+    assert_eq!(stages(&e)[6..], [("verify", "ok"), ("chosen", "ok")], "{}", e.steps[6].data);
     assert_eq!(e.chosen_sql, either);
 }
 
@@ -836,10 +836,17 @@ fn a_verified_answer_over_two_tables_is_ok_only_when_a_second_reading_agrees() {
     let (other, why) = e.alternative.clone().unwrap();
     assert_eq!(other, WITH_AUTHORS_2);
     assert!(why.contains("only the answer returns ('Dune', 'Frank Herbert')") && why.contains("('Emma', 'Jane Austen')"), "{why}");
-    // other rows, and the second reading has a problem of its own: unverified, with the
-    // disagreement as the open problem
-    let mut db = ScriptedDb::bookshop().answer("LIMIT 3", emma).answer("JOIN authors", dune());
+    // the second reading gets the mechanical fixes first: its stray LIMIT removed, it agrees
+    let mut db = ScriptedDb::bookshop().answer("LIMIT 3", emma.clone()).answer("JOIN authors", dune());
     let mut model = ScriptedModel::new(vec![sql_reply(WITH_AUTHORS), sql_reply(WITH_AUTHORS_LIMITED)]);
+    let e = run(&mut db, &mut model, BOOKS_AND_AUTHORS, json!({"probe": false})).unwrap();
+    assert_eq!((e.status(), steps_of(&e, Stage::Confirm)), (Status::Ok, vec!["ok"]));
+    assert!(steps_of(&e, Stage::Fix).contains(&"ok"));
+    // other rows, and the second reading has a problem no fix removes: unverified, with the
+    // disagreement as the open problem
+    let contradictory = "SELECT b.title, a.name FROM books AS b JOIN authors AS a ON a.author_id = b.author_id WHERE b.price > 10 AND b.price < 5";
+    let mut db = ScriptedDb::bookshop().answer("b.price > 10", rows(&["title", "name"], json!([]))).answer("JOIN authors", dune());
+    let mut model = ScriptedModel::new(vec![sql_reply(WITH_AUTHORS), sql_reply(contradictory)]);
     let e = run(&mut db, &mut model, BOOKS_AND_AUTHORS, json!({"probe": false})).unwrap();
     assert_eq!((e.status(), e.chosen_sql.as_str()), (Status::Unverified, WITH_AUTHORS));
     assert!(e.open_problems.iter().any(|p| p.contains("a second reading") && p.contains("neither is confirmed")), "{:?}", e.open_problems);
@@ -894,4 +901,71 @@ fn a_distinct_the_query_does_not_write_holds_when_the_data_has_no_duplicate() {
     // a rewrite that fails leaves the syntax tree's verdict
     let mut db = ScriptedDb::bookshop().answer("count(DISTINCT city)", failed("out of memory")).answer("count(city)", rows(&["count"], json!([[3]])));
     assert!(!verdict(&mut db).satisfied);
+}
+
+// --- questions the data cannot answer --------------------------------------------------------
+
+const NOT_ANSWERABLE: &str = r#"{"answerable": false, "kind": "missing_data", "missing": "satisfaction scores"}"#;
+const ANSWERABLE: &str = r#"{"answerable": true, "kind": "answerable", "missing": ""}"#;
+const SATISFACTION: &str = "What is the average customer satisfaction score?";
+
+/// A model whose embeddings put `words` far from every name of the schema.
+fn far(words: &[&str], replies: Vec<std::result::Result<String, crate::llm::LlmError>>) -> ScriptedModel {
+    let mut model = ScriptedModel::new(replies);
+    for w in words {
+        model.vectors.insert(w.to_string(), vec![3.0, 0.0, -1.0]);
+    }
+    model
+}
+
+#[test]
+fn a_question_about_data_the_schema_has_no_place_for_gets_no_sql() {
+    let mut db = ScriptedDb::bookshop();
+    let mut model = far(&["satisfaction", "score"], vec![text_reply(NOT_ANSWERABLE), sql_reply(COUNT)]);
+    let e = run(&mut db, &mut model, SATISFACTION, json!({})).unwrap();
+    assert_eq!(stages(&e)[3..], [("scope", "unanswerable"), ("chosen", "unanswerable")]);
+    assert_eq!((e.status(), e.answered(), e.chosen_sql.as_str()), (Status::Unanswerable, false, ""));
+    assert!(e.reason().contains("no table, column or stored value holds \"satisfaction\", \"score\""), "{}", e.reason());
+    // one model call, the vote, which was told what links to nothing; no SQL was asked for
+    assert_eq!(model.requests.len(), 1);
+    assert!(model.requests[0].messages[1].content.contains("\"satisfaction\", \"score\""));
+    let scope = e.steps.iter().find(|s| s.stage == Stage::Scope).unwrap();
+    assert_eq!((scope.data["kind"].clone(), scope.data["vote"]["answerable"].clone()), (json!("missing_data"), json!(false)));
+    // the schema's names were embedded and stored once: the next question embeds only its words
+    let stored = db.embeddings.len();
+    assert!(stored >= 10, "{stored}");
+    let mut model = far(&["satisfaction", "score"], vec![text_reply(NOT_ANSWERABLE)]);
+    run(&mut db, &mut model, SATISFACTION, json!({})).unwrap();
+    assert_eq!(model.embedded, ["customer", "satisfaction", "score"]);
+}
+
+#[test]
+fn words_that_link_to_nothing_are_answered_when_the_model_reads_them_as_the_schemas() {
+    let mut model = far(&["satisfaction", "score"], vec![text_reply(ANSWERABLE), sql_reply(COUNT)]);
+    let e = run(&mut ScriptedDb::bookshop(), &mut model, SATISFACTION, json!({"probe": false})).unwrap();
+    assert_eq!(steps_of(&e, Stage::Scope), ["ok"]);
+    assert!(e.answered() && e.chosen_sql == COUNT);
+    // refusal off: no vote, SQL
+    let mut model = far(&["satisfaction", "score"], vec![sql_reply(COUNT)]);
+    let e = run(&mut ScriptedDb::bookshop(), &mut model, SATISFACTION, json!({"probe": false, "refuse": false})).unwrap();
+    assert_eq!(steps_of(&e, Stage::Scope), ["skipped"]);
+    assert!(model.requests.iter().all(|r| r.json_schema.as_ref().is_some_and(|(name, _)| name != "answerable")));
+    // every word links: no vote at all
+    let mut model = ScriptedModel::new(vec![sql_reply(COUNT)]);
+    let e = run(&mut ScriptedDb::bookshop(), &mut model, "How many books are there?", json!({"probe": false})).unwrap();
+    assert_eq!((steps_of(&e, Stage::Scope), model.requests.len()), (vec!["ok"], 1));
+    // the vote cannot be had: no refusal on the words alone
+    let mut model = far(&["satisfaction", "score"], vec![unreachable(), sql_reply(COUNT)]);
+    let e = run(&mut ScriptedDb::bookshop(), &mut model, SATISFACTION, json!({"probe": false})).unwrap();
+    assert_eq!(steps_of(&e, Stage::Scope), ["ok"]);
+    assert!(e.steps.iter().find(|s| s.stage == Stage::Scope).unwrap().data["vote_error"].is_string());
+}
+
+#[test]
+fn a_question_beyond_the_data_is_refused_without_asking_the_model() {
+    let mut model = ScriptedModel::new(vec![sql_reply(COUNT)]);
+    let e = run(&mut ScriptedDb::bookshop(), &mut model, "Which author will sell the most books next year?", json!({})).unwrap();
+    assert_eq!(e.status(), Status::Unanswerable);
+    assert!(e.reason().contains("beyond data") && e.reason().contains("a prediction"), "{}", e.reason());
+    assert!(model.requests.is_empty());
 }

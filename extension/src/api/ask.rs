@@ -47,6 +47,7 @@ fn run(function: &'static str, question: Option<&str>, evidence: Option<&str>, o
         Status::Ok => "verified",
         Status::Ambiguous => "ambiguous",
         Status::Error => "no query that runs",
+        Status::Unanswerable => "the database cannot answer the question",
         _ => "unverified",
     };
     match run_id {
@@ -134,9 +135,15 @@ fn nl2sql_execute(
         // a BI tool must see why, not an empty result it would take for "no rows"; the error rolls
         // the audit row back with the transaction, so the server log keeps the run
         pgrx::log!("nl2sql_execute: {}", no_answer(run_id, &e));
-        return Err(Error::new(Kind::Model, no_answer(run_id, &e))
-            .with_hint("nl2sql_run(question) shows every step and the best attempt; rephrase the question or name the tables and columns it is about."))
-        .sql();
+        let error = if e.status() == Status::Unanswerable {
+            Error::new(Kind::NotSupported, no_answer(run_id, &e)).with_hint(
+                "Ask about what the tables hold (nl2sql_schema() lists them); to get SQL whatever the question, pass the option {\"refuse\": false} or SET nl2sql.refuse = off.",
+            )
+        } else {
+            Error::new(Kind::Model, no_answer(run_id, &e))
+                .with_hint("nl2sql_run(question) shows every step and the best attempt; rephrase the question or name the tables and columns it is about.")
+        };
+        return Err(error).sql();
     }
     let outcome = executor::run(&e.chosen_sql, &executor::ExecOptions::from_settings(opts.max_rows)).map_err(Error::from).sql()?;
     match outcome {

@@ -126,6 +126,52 @@ impl Database for SpiDatabase {
         })
         .map_err(spi_error("reading nl2sql.examples"))
     }
+
+    fn stored_embeddings(&mut self, texts: &[String], model: &str) -> Result<BTreeMap<String, Vec<f32>>> {
+        let (texts, model) = (texts.to_vec(), model.to_string());
+        as_extension_owner(extension_owner()?, move || {
+            Spi::connect(|c| {
+                let rows = c.select(
+                    "SELECT text, embedding::text FROM nl2sql.name_embeddings WHERE model = $1 AND text = ANY($2)",
+                    None,
+                    &[model.into(), texts.into()],
+                )?;
+                let mut out = BTreeMap::new();
+                for r in rows {
+                    if let (Some(t), Some(Some(v))) = (r.get::<String>(1)?, r.get::<String>(2)?.map(|v| parse_vector(&v))) {
+                        out.insert(t, v);
+                    }
+                }
+                Ok::<_, pgrx::spi::Error>(out)
+            })
+        })
+        .map_err(spi_error("reading nl2sql.name_embeddings"))
+    }
+
+    fn store_embeddings(&mut self, entries: &[(String, Vec<f32>)], model: &str) -> Result<()> {
+        if entries.is_empty() {
+            return Ok(());
+        }
+        if super::read_only_transaction() {
+            return Err(Error::new(Kind::ReadOnly, "a read-only transaction stores no embeddings"));
+        }
+        let texts: Vec<String> = entries.iter().map(|(t, _)| t.clone()).collect();
+        let vectors: Vec<String> = entries.iter().map(|(_, v)| value_index::vector_literal(v)).collect::<Result<_>>()?;
+        let vs = value_index::ext_schema("vector")?;
+        let sql = format!(
+            "INSERT INTO nl2sql.name_embeddings (model, text, embedding)
+             SELECT $1, u.t, u.e::{vs}.vector FROM unnest($2::text[], $3::text[]) AS u(t, e)
+             ON CONFLICT (model, text) DO NOTHING"
+        );
+        let model = model.to_string();
+        as_extension_owner(extension_owner()?, move || Spi::run_with_args(&sql, &[model.into(), texts.into(), vectors.into()]))
+            .map_err(spi_error("writing nl2sql.name_embeddings"))
+    }
+}
+
+/// Parse pgvector's text form (`[0.1,0.2]`).
+fn parse_vector(text: &str) -> Option<Vec<f32>> {
+    text.trim().strip_prefix('[')?.strip_suffix(']')?.split(',').map(|x| x.trim().parse::<f32>().ok()).collect()
 }
 
 /// The experts' weights (`nl2sql.experts`; an expert not there yet weighs 1).

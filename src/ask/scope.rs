@@ -1,0 +1,135 @@
+//! The `scope` stage of the ask pipeline: whether the database can answer the question at all,
+//! before any SQL is written (the decision is [`crate::scope`]'s; this is where its evidence is
+//! gathered and recorded).
+//!
+//! The meaning of the schema's names comes from embeddings of their words, stored in the database
+//! the first time they are needed (`Database::store_embeddings`) and read back afterwards, so a
+//! schema's names are embedded once, not per question; a renamed column is a new text, embedded
+//! on its first use.
+
+use std::collections::BTreeMap;
+
+use serde_json::{json, Value};
+
+use super::pipeline::Ask;
+use super::prompts;
+use crate::effects::{Database, Model};
+use crate::error::Result;
+use crate::llm::ChatRequest;
+use crate::scope::{self, link, Evidence, Verdict, MEANING_THRESHOLD};
+use crate::trace::{Stage, Status};
+
+/// Names of the schema compared with a word by meaning, the best shown.
+const NEAREST: usize = 3;
+
+fn cosine(a: &[f32], b: &[f32]) -> f32 {
+    let dot: f32 = a.iter().zip(b).map(|(x, y)| x * y).sum();
+    let (na, nb) = (a.iter().map(|x| x * x).sum::<f32>().sqrt(), b.iter().map(|x| x * x).sum::<f32>().sqrt());
+    if na == 0.0 || nb == 0.0 { 0.0 } else { dot / (na * nb) }
+}
+
+impl<D: Database + ?Sized, M: Model + ?Sized> Ask<'_, '_, D, M> {
+    /// The `scope` stage. `Some(reason)` when the question cannot be answered: the run ends
+    /// `unanswerable`.
+    pub(super) fn scope(&mut self) -> Result<Option<(scope::Kind, String)>> {
+        if !self.opts.refuse {
+            self.trace.step(Stage::Scope, Status::Skipped, "refusal is off (option refuse, setting nl2sql.refuse): every question gets SQL", None, Value::Null)?;
+            return Ok(None);
+        }
+        let names = link::names(&self.catalog);
+        let words: Vec<String> = scope::words::content_words(self.question.text).into_iter().map(|w| w.text).collect();
+        let (nearest, note) = match self.meanings(&names, &words) {
+            Ok(n) => (n, None),
+            Err(e) => (BTreeMap::new(), Some(format!("names were compared by their words only: no embeddings ({e})"))),
+        };
+        let evidence = Evidence::gather(self.question.text, &names, &self.value_hits, &mut |w: &str| nearest.get(w).cloned().unwrap_or_default(), MEANING_THRESHOLD);
+        let mut data = json!({"evidence": evidence.to_json(), "note": note});
+        let vote = match evidence.suspicion() {
+            Some(scope::Suspicion::Missing(unlinked) | scope::Suspicion::Unrelated(unlinked)) => {
+                let messages = prompts::scope(&self.schema.text, self.question.text, self.question.evidence, &unlinked);
+                let request = ChatRequest {
+                    messages,
+                    temperature: 0.0,
+                    max_tokens: Some(120),
+                    json_schema: Some(("answerable".into(), scope::vote_schema())),
+                    seed: self.opts.seed,
+                    ..Default::default()
+                };
+                match self.model.chat(request) {
+                    Ok(reply) => {
+                        self.trace.count(&reply);
+                        match scope::parse_vote(&reply.content) {
+                            Ok(v) => Some(v),
+                            Err(e) => {
+                                data["vote_error"] = json!(e);
+                                None
+                            }
+                        }
+                    }
+                    // the model could not be asked: no vote, and no refusal on the words alone
+                    Err(e) => {
+                        data["vote_error"] = json!(e.to_string());
+                        None
+                    }
+                }
+            }
+            _ => None,
+        };
+        data["vote"] = json!(vote);
+        match scope::decide(&evidence, vote.as_ref()) {
+            Verdict::Answerable => {
+                let detail = match (&vote, evidence.suspicion()) {
+                    (_, None) => format!("every word the question names links to the schema ({} words)", evidence.links.len()),
+                    (Some(v), Some(_)) if v.answerable => {
+                        format!("{} link to nothing, but the model reads them as the schema's: answerable", quoted(&evidence.unlinked().iter().map(|l| l.word.clone()).collect::<Vec<_>>()))
+                    }
+                    _ => "some words link to nothing, and no vote confirmed it: answerable".into(),
+                };
+                self.trace.step(Stage::Scope, Status::Ok, detail, None, data)?;
+                Ok(None)
+            }
+            Verdict::Unanswerable { kind, reason } => {
+                data["kind"] = json!(kind);
+                self.trace.step(Stage::Scope, Status::Unanswerable, reason.clone(), None, data)?;
+                Ok(Some((kind, reason)))
+            }
+        }
+    }
+
+    /// Each word's nearest names by meaning: the names' embeddings as stored (the missing ones
+    /// embedded and stored), the words embedded now.
+    fn meanings(&mut self, names: &[link::Name], words: &[String]) -> Result<BTreeMap<String, Vec<(String, f32)>>> {
+        if words.is_empty() {
+            return Ok(BTreeMap::new());
+        }
+        let model = self.model.embedding_model();
+        let mut texts: Vec<String> = names.iter().map(|n| link::name_text(&n.shown)).collect();
+        texts.sort();
+        texts.dedup();
+        let mut vectors = self.db.stored_embeddings(&texts, &model)?;
+        let missing: Vec<String> = texts.iter().filter(|t| !vectors.contains_key(*t)).cloned().collect();
+        let mut inputs = missing.clone();
+        inputs.extend(words.iter().cloned());
+        let embedded = self.model.embed(&inputs)?.vectors;
+        let (for_names, for_words) = embedded.split_at(missing.len().min(embedded.len()));
+        let fresh: Vec<(String, Vec<f32>)> = missing.into_iter().zip(for_names.iter().cloned()).collect();
+        // a standby stores nothing: the names are embedded again next time
+        let _ = self.db.store_embeddings(&fresh, &model);
+        vectors.extend(fresh);
+        let mut out = BTreeMap::new();
+        for (word, v) in words.iter().zip(for_words) {
+            let mut scored: Vec<(String, f32)> = names
+                .iter()
+                .filter_map(|n| vectors.get(&link::name_text(&n.shown)).map(|e| (n.shown.clone(), cosine(v, e))))
+                .collect();
+            scored.sort_by(|a, b| b.1.total_cmp(&a.1));
+            scored.truncate(NEAREST);
+            out.insert(word.clone(), scored);
+        }
+        Ok(out)
+    }
+}
+
+fn quoted(words: &[String]) -> String {
+    words.iter().map(|w| format!("\"{w}\"")).collect::<Vec<_>>().join(", ")
+}

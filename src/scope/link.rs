@@ -1,0 +1,233 @@
+//! Linking a question's content words to the schema: each word to the table or column that holds
+//! what it names, or to nothing.
+//!
+//! A word links by the names of tables and columns (and their comments), matched the ways schemas
+//! spell them: the same word or its plural, a prefix ("nation" in "nationality"), an abbreviation
+//! (`dept` for "department", `crs` for "course"); by an attribute the lexicon knows under another
+//! word ("expensive" → a `price` column, "born" → `birth_date`); by a stored value the value index
+//! matched; and, failing those, by meaning: the nearest name by embedding, when close enough.
+
+use crate::catalog::Catalog;
+use crate::lexicon;
+
+use super::words::Word;
+
+/// How a word was linked.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum LinkedBy {
+    /// A table or column name (or a word of its comment).
+    Name,
+    /// A name the lexicon knows for the attribute the word names.
+    Attribute,
+    /// A value stored in a column (from the value index).
+    Value,
+    /// The nearest name by embedding, above the threshold.
+    Meaning,
+}
+
+/// One content word and what it links to.
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+pub struct Link {
+    pub word: String,
+    pub soft: bool,
+    /// `table` or `table.column`, and how.
+    pub to: Option<(String, LinkedBy)>,
+    /// The nearest names by meaning, best first, with their cosine similarity (for the
+    /// explanation of a word that links to nothing).
+    pub nearest: Vec<(String, f32)>,
+}
+
+/// A name of the schema in words: `table` or `table.column`, with the tokens of its name and
+/// comment.
+#[derive(Debug, Clone)]
+pub struct Name {
+    pub shown: String,
+    pub tokens: Vec<String>,
+}
+
+/// Every table and column of the catalog as names to link to.
+pub fn names(catalog: &Catalog) -> Vec<Name> {
+    let mut out = Vec::new();
+    for t in &catalog.tables {
+        let mut words = tokens(&t.name.name);
+        words.extend(t.comment.iter().flat_map(|c| tokens_of_text(c)));
+        out.push(Name { shown: t.name.name.clone(), tokens: words });
+        for c in &t.columns {
+            let mut words = tokens(&c.name);
+            words.extend(c.comment.iter().flat_map(|c| tokens_of_text(c)));
+            out.push(Name { shown: format!("{}.{}", t.name.name, c.name), tokens: words });
+        }
+    }
+    out
+}
+
+/// The words of an identifier: split at `_`, digits and lower-to-upper case changes, lower-cased.
+pub fn tokens(ident: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut cur = String::new();
+    let mut prev_lower = false;
+    for c in ident.chars() {
+        if !c.is_alphabetic() {
+            if !cur.is_empty() {
+                out.push(std::mem::take(&mut cur));
+            }
+            prev_lower = false;
+            continue;
+        }
+        if c.is_uppercase() && prev_lower && !cur.is_empty() {
+            out.push(std::mem::take(&mut cur));
+        }
+        prev_lower = c.is_lowercase();
+        cur.extend(c.to_lowercase());
+    }
+    if !cur.is_empty() {
+        out.push(cur);
+    }
+    out
+}
+
+/// The words of a name (`table` or `table.column`) as a phrase, for its embedding:
+/// `head.born_state` is "head born state".
+pub fn name_text(shown: &str) -> String {
+    tokens(shown).join(" ")
+}
+
+fn tokens_of_text(text: &str) -> Vec<String> {
+    text.split(|c: char| !c.is_alphanumeric()).filter(|w| w.len() >= 3).map(str::to_lowercase).collect()
+}
+
+/// A word without a plural or possessive ending.
+fn singular(w: &str) -> &str {
+    for suffix in ["ies", "es", "s"] {
+        if let Some(base) = w.strip_suffix(suffix) {
+            if base.len() >= 3 && !base.ends_with('s') || suffix == "ies" && base.len() >= 2 {
+                return base;
+            }
+        }
+    }
+    w
+}
+
+/// Does a word of the question match a token of a name? The same word (singular or plural), one
+/// a prefix of the other (the shorter at least 4 letters), or the token an abbreviation of the
+/// word (at least 3 letters, the same first letter, its letters in the word in order: `dept`,
+/// `emp`, `crs`, `num`).
+pub fn matches(word: &str, token: &str) -> bool {
+    if token.len() < 2 {
+        return false;
+    }
+    let (w, t) = (singular(word), singular(token));
+    if w == t || word == token {
+        return true;
+    }
+    let shorter = w.len().min(t.len());
+    if shorter >= 4 && (w.starts_with(t) || t.starts_with(w)) {
+        return true;
+    }
+    token.len() >= 3 && token.len() < word.len() && abbreviates(token, word)
+}
+
+/// Are `short`'s letters in `long` in order, starting with the same letter?
+fn abbreviates(short: &str, long: &str) -> bool {
+    let mut l = long.chars();
+    let mut s = short.chars();
+    if s.next() != l.next() {
+        return false;
+    }
+    s.all(|c| l.by_ref().any(|x| x == c))
+}
+
+/// Link each content word. `values` are the stored values the value index matched in the
+/// question (`table.column`, value); `nearest` gives a word's nearest names by meaning, best
+/// first (empty when no embeddings are at hand); a word links by meaning when the best is at
+/// least `threshold`.
+pub fn link(words: &[Word], names: &[Name], values: &[(String, String)], nearest: &mut dyn FnMut(&str) -> Vec<(String, f32)>, threshold: f32) -> Vec<Link> {
+    words
+        .iter()
+        .map(|w| {
+            let by_name = names.iter().find(|n| n.tokens.iter().any(|t| matches(&w.text, t))).map(|n| (n.shown.clone(), LinkedBy::Name));
+            let by_attribute = || {
+                lexicon::attribute_groups(&w.text).find_map(|group| {
+                    names.iter().find(|n| n.tokens.iter().any(|t| group.iter().any(|g| matches(g, t)))).map(|n| (n.shown.clone(), LinkedBy::Attribute))
+                })
+            };
+            let by_value = || {
+                values
+                    .iter()
+                    .find(|(_, v)| tokens_of_text(v).iter().any(|t| matches(&w.text, t)))
+                    .map(|(column, _)| (column.clone(), LinkedBy::Value))
+            };
+            let mut to = by_name.or_else(by_attribute).or_else(by_value);
+            let mut close = Vec::new();
+            if to.is_none() {
+                close = nearest(&w.text);
+                if let Some((name, score)) = close.first() {
+                    if *score >= threshold {
+                        to = Some((name.clone(), LinkedBy::Meaning));
+                    }
+                }
+            }
+            Link { word: w.text.clone(), soft: w.soft, to, nearest: close }
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::testing::{bookshop, retail};
+
+    fn linked(question: &str, catalog: &Catalog) -> Vec<(String, Option<String>)> {
+        let words = super::super::words::content_words(question);
+        link(&words, &names(catalog), &[], &mut |_| vec![], 0.5).into_iter().map(|l| (l.word, l.to.map(|t| t.0))).collect()
+    }
+
+    #[test]
+    fn identifiers_split_into_words() {
+        assert_eq!(tokens("customer_first_name"), ["customer", "first", "name"]);
+        assert_eq!(tokens("CustomerID"), ["customer", "id"]);
+        assert_eq!(tokens("sales_in_billion2"), ["sales", "in", "billion"]);
+        assert_eq!(tokens("HTTPStatus"), ["httpstatus"]);
+    }
+
+    #[test]
+    fn words_match_names_as_schemas_spell_them() {
+        for (w, t) in [("books", "book"), ("countries", "country"), ("nationality", "nation"), ("department", "dept"),
+                       ("employees", "emp"), ("course", "crs"), ("number", "num"), ("addresses", "address"), ("classes", "class")] {
+            assert!(matches(w, t), "{w} ~ {t}");
+        }
+        for (w, t) in [("salary", "sales"), ("satisfaction", "status"), ("weather", "weight"), ("tempo", "time"), ("isbn", "issues")] {
+            assert!(!matches(w, t), "{w} !~ {t}");
+        }
+    }
+
+    #[test]
+    fn words_link_by_name_attribute_and_value_or_not_at_all() {
+        let shop = bookshop();
+        assert_eq!(linked("Which books are the most expensive?", &shop), [("books".into(), Some("books".into())), ("expensive".into(), Some("books.price".into()))]);
+        assert_eq!(linked("List the cheap titles", &shop), [("cheap".into(), Some("books.price".into())), ("titles".into(), Some("books.title".into()))]);
+        assert_eq!(linked("Where do the authors live?", &shop), [("authors".into(), Some("authors".into())), ("live".into(), Some("authors.country".into()))]);
+        assert_eq!(
+            linked("What is the average customer satisfaction score?", &shop),
+            [("customer".into(), Some("customers".into())), ("satisfaction".into(), None), ("score".into(), None)]
+        );
+        // mixed-case quoted names, several schemas
+        let r = retail();
+        assert_eq!(
+            linked("What is each customer's balance and email?", &r),
+            [("customer".into(), Some("Customers".into())), ("balance".into(), Some("Customers.balance".into())), ("email".into(), None)]
+        );
+        // a stored value links a word of it
+        let words = super::super::words::content_words("orders of science fiction");
+        let l = link(&words, &names(&shop), &[("books.genre".into(), "science fiction".into())], &mut |_| vec![], 0.5);
+        assert_eq!(l[1].to, Some(("books.genre".into(), LinkedBy::Value)));
+        // by meaning, at or above the threshold only
+        let words = super::super::words::content_words("the wages of authors");
+        let close = |w: &str| if w == "wages" { vec![("authors.royalty".to_string(), 0.62)] } else { vec![] };
+        let l = link(&words, &names(&shop), &[], &mut { close }, 0.6);
+        assert_eq!(l[0].to, Some(("authors.royalty".into(), LinkedBy::Meaning)));
+        let l = link(&words, &names(&shop), &[], &mut { close }, 0.7);
+        assert_eq!((l[0].to.clone(), l[0].nearest.len()), (None, 1));
+    }
+}

@@ -1,0 +1,337 @@
+//! Whether the database can answer a question at all, decided from evidence before any SQL is
+//! written.
+//!
+//! Four kinds of question get no SQL: one about data the schema has no place for (a column or an
+//! entity that does not exist, or exists only under a name that merely looks like it), one that
+//! asks for what SQL over stored data cannot give (advice, an opinion, a prediction, a cause), one
+//! of general knowledge unrelated to the database, and one that needs knowledge the database does
+//! not store. A question whose *values* are absent ("orders from Atlantis") is answerable: its
+//! answer is no rows.
+//!
+//! The evidence ([`Evidence`]): every content word of the question ([`words`]) linked to a table,
+//! a column, a stored value, or nothing ([`link`]); and the lexicon's patterns of questions beyond
+//! the data ([`crate::lexicon::beyond_data`]). A pattern decides alone (it names what is asked);
+//! words that link to nothing are a suspicion the model is asked to confirm ([`ModelVote`]), and a
+//! question is refused only when both say so ([`decide`]). A question in which every word links
+//! is never refused, whatever the model says.
+
+pub mod link;
+pub mod words;
+
+use serde::Serialize;
+use serde_json::{json, Value};
+
+use crate::lexicon::{self, BeyondData};
+use link::{Link, Name};
+
+/// The cosine similarity at which a word links to the nearest name by meaning (all-MiniLM-L6-v2
+/// embeddings of the word and of the name's words), tuned on the `tune` half of Benchmark 10.
+pub const MEANING_THRESHOLD: f32 = 0.6;
+
+/// Why a question cannot be answered from the database.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Kind {
+    /// The schema has no place for something the question asks about.
+    MissingData,
+    /// Advice, an opinion, a prediction or a cause: not a query over stored data.
+    BeyondData,
+    /// General knowledge, unrelated to the database.
+    GeneralKnowledge,
+    /// Knowledge about the database's things that the database does not store.
+    OutsideKnowledge,
+}
+
+impl Kind {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Kind::MissingData => "missing_data",
+            Kind::BeyondData => "beyond_data",
+            Kind::GeneralKnowledge => "general_knowledge",
+            Kind::OutsideKnowledge => "outside_knowledge",
+        }
+    }
+
+    fn parse(s: &str) -> Option<Kind> {
+        match s {
+            "missing_data" => Some(Kind::MissingData),
+            "beyond_data" | "beyond_sql" => Some(Kind::BeyondData),
+            "general_knowledge" => Some(Kind::GeneralKnowledge),
+            "outside_knowledge" => Some(Kind::OutsideKnowledge),
+            _ => None,
+        }
+    }
+}
+
+/// What the question and the schema show, before the model is asked anything.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Evidence {
+    /// Every content word, linked or not.
+    pub links: Vec<Link>,
+    /// A pattern of a question beyond the data, with the words that matched it.
+    pub beyond: Option<(BeyondData, String)>,
+    /// Does the question read as English? Words of another language link to nothing in an
+    /// English lexicon, which is no evidence: only an English question is judged by its links.
+    pub english: bool,
+}
+
+/// What the evidence alone suggests.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Suspicion {
+    /// A pattern of a question beyond the data: decided without the model.
+    Beyond(BeyondData, String),
+    /// Content words, none of which links: nothing in the question is about this database.
+    Unrelated(Vec<String>),
+    /// Some content words link to nothing (those listed).
+    Missing(Vec<String>),
+}
+
+impl Evidence {
+    /// Link `question`'s content words to `names` (see [`link::link`]) and read the lexicon's
+    /// patterns of questions beyond the data.
+    pub fn gather(question: &str, names: &[Name], values: &[(String, String)], nearest: &mut dyn FnMut(&str) -> Vec<(String, f32)>, threshold: f32) -> Evidence {
+        let words = words::content_words(question);
+        // a pattern whose words name something of the schema reads the schema, not a request for
+        // advice: "the recommendations of each incident" where a column stores recommendations
+        // (the pattern's own words are the first and the last of what it matched)
+        let beyond = lexicon::beyond_data(question).filter(|(_, phrase)| {
+            let words: Vec<&str> = phrase.split(|c: char| !c.is_alphanumeric()).filter(|w| !w.is_empty()).collect();
+            let names_schema = |w: &&str| w.len() >= 4 && names.iter().any(|n| n.tokens.iter().any(|t| link::matches(w, t)));
+            !(words.first().is_some_and(names_schema) || words.last().is_some_and(names_schema))
+        });
+        Evidence { links: link::link(&words, names, values, nearest, threshold), beyond, english: lexicon::reads_english(question) }
+    }
+
+    /// The content words that link to nothing and are no verb or adverb.
+    pub fn unlinked(&self) -> Vec<&Link> {
+        self.links.iter().filter(|l| l.to.is_none() && !l.soft).collect()
+    }
+
+    /// What the evidence alone suggests, if anything.
+    pub fn suspicion(&self) -> Option<Suspicion> {
+        if let Some((kind, phrase)) = &self.beyond {
+            return Some(Suspicion::Beyond(*kind, phrase.clone()));
+        }
+        let unlinked: Vec<String> = self.unlinked().iter().map(|l| l.word.clone()).collect();
+        if unlinked.is_empty() || !self.english {
+            return None;
+        }
+        if self.links.iter().all(|l| l.to.is_none()) {
+            Some(Suspicion::Unrelated(unlinked))
+        } else {
+            Some(Suspicion::Missing(unlinked))
+        }
+    }
+
+    /// The closest names of the schema to the words that link to nothing, in words: what might
+    /// answer a nearby question.
+    pub fn closest(&self) -> Vec<String> {
+        let mut out: Vec<String> = Vec::new();
+        for l in self.unlinked() {
+            for (name, _) in l.nearest.iter().take(2) {
+                if !out.contains(name) {
+                    out.push(name.clone());
+                }
+            }
+        }
+        out
+    }
+
+    /// The evidence as the audit log keeps it.
+    pub fn to_json(&self) -> Value {
+        json!({
+            "links": self.links.iter().map(|l| json!({"word": l.word, "soft": l.soft,
+                "to": l.to.as_ref().map(|(n, _)| n), "by": l.to.as_ref().map(|(_, b)| b),
+                "nearest": l.nearest.iter().take(3).map(|(n, s)| json!([n, (s * 1000.0).round() / 1000.0])).collect::<Vec<_>>()})).collect::<Vec<_>>(),
+            "beyond": self.beyond.as_ref().map(|(k, p)| json!({"kind": k, "phrase": p})),
+        })
+    }
+}
+
+/// The model's judgement of whether the question can be answered from the schema.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ModelVote {
+    pub answerable: bool,
+    pub kind: Option<Kind>,
+    /// What the database lacks, in the model's words.
+    pub missing: String,
+}
+
+/// The JSON schema of the model's answer.
+pub fn vote_schema() -> Value {
+    json!({"type": "object", "properties": {
+        "answerable": {"type": "boolean"},
+        "kind": {"type": "string", "enum": ["answerable", "missing_data", "outside_knowledge", "general_knowledge", "beyond_sql"]},
+        "missing": {"type": "string", "maxLength": 200}},
+        "required": ["answerable", "kind", "missing"]})
+}
+
+/// The model's vote in its answer.
+pub fn parse_vote(content: &str) -> Result<ModelVote, String> {
+    let v = crate::llm::json::extract_json(content)?;
+    let answerable = v.get("answerable").and_then(Value::as_bool).ok_or("no \"answerable\" boolean in the answer")?;
+    let kind = v.get("kind").and_then(Value::as_str).and_then(Kind::parse);
+    let missing = v.get("missing").and_then(Value::as_str).unwrap_or_default().trim().chars().take(200).collect();
+    Ok(ModelVote { answerable, kind, missing })
+}
+
+/// The verdict.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Verdict {
+    Answerable,
+    /// Why not, in words that name what is missing and what is close.
+    Unanswerable { kind: Kind, reason: String },
+}
+
+/// Decide from the evidence and, when the evidence raised a suspicion the model was asked to
+/// confirm, the model's vote: a pattern beyond the data decides alone; words that link to nothing
+/// need the model's agreement; no suspicion, no refusal.
+pub fn decide(evidence: &Evidence, vote: Option<&ModelVote>) -> Verdict {
+    let quoted = |words: &[String]| words.iter().map(|w| format!("\"{w}\"")).collect::<Vec<_>>().join(", ");
+    match evidence.suspicion() {
+        None => Verdict::Answerable,
+        Some(Suspicion::Beyond(kind, phrase)) => Verdict::Unanswerable {
+            kind: Kind::BeyondData,
+            reason: format!(
+                "the question asks for {} (\"{phrase}\"): a query can report what the data holds, not judge, advise, predict or explain causes",
+                kind.words()
+            ),
+        },
+        Some(suspicion) => {
+            let Some(vote) = vote.filter(|v| !v.answerable) else { return Verdict::Answerable };
+            let closest = evidence.closest();
+            let close = if closest.is_empty() { String::new() } else { format!("; the closest in the schema: {}", closest.join(", ")) };
+            let lacks = if vote.missing.is_empty() { String::new() } else { format!(" (the model: {})", vote.missing) };
+            match suspicion {
+                Suspicion::Unrelated(words) => Verdict::Unanswerable {
+                    kind: match vote.kind {
+                        Some(Kind::OutsideKnowledge) => Kind::OutsideKnowledge,
+                        _ => Kind::GeneralKnowledge,
+                    },
+                    reason: format!("nothing the question names is in this database: no table, column or stored value matches {}{lacks}", quoted(&words)),
+                },
+                Suspicion::Missing(words) => {
+                    let kind = match vote.kind {
+                        Some(k @ (Kind::OutsideKnowledge | Kind::GeneralKnowledge)) => k,
+                        _ => Kind::MissingData,
+                    };
+                    let what = match kind {
+                        Kind::OutsideKnowledge => "the question needs knowledge the database does not store",
+                        Kind::GeneralKnowledge => "the question is about general knowledge, not this database",
+                        _ => "the database has no place for what the question asks about",
+                    };
+                    Verdict::Unanswerable { kind, reason: format!("{what}: no table, column or stored value holds {}{lacks}{close}", quoted(&words)) }
+                }
+                Suspicion::Beyond(..) => unreachable!("decided above"),
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::testing::bookshop;
+
+    fn evidence(q: &str) -> Evidence {
+        Evidence::gather(q, &link::names(&bookshop()), &[], &mut |w: &str| if w == "satisfaction" { vec![("orders.ordered_on".into(), 0.31)] } else { vec![] }, 0.6)
+    }
+
+    fn no(kind: Option<Kind>) -> ModelVote {
+        ModelVote { answerable: false, kind, missing: "customer satisfaction scores".into() }
+    }
+
+    #[test]
+    fn every_word_linked_is_answerable_whatever_the_model_says() {
+        let e = evidence("Which customers from Atlantis placed orders?");
+        assert_eq!(e.suspicion(), None);
+        assert_eq!(decide(&e, Some(&no(Some(Kind::MissingData)))), Verdict::Answerable);
+    }
+
+    #[test]
+    fn words_that_link_to_nothing_need_the_model_to_agree() {
+        let e = evidence("What is the average customer satisfaction score?");
+        assert_eq!(e.suspicion(), Some(Suspicion::Missing(vec!["satisfaction".into(), "score".into()])));
+        assert_eq!(decide(&e, None), Verdict::Answerable);
+        assert_eq!(decide(&e, Some(&ModelVote { answerable: true, kind: None, missing: String::new() })), Verdict::Answerable);
+        match decide(&e, Some(&no(Some(Kind::MissingData)))) {
+            Verdict::Unanswerable { kind, reason } => {
+                assert_eq!(kind, Kind::MissingData);
+                assert_eq!(
+                    reason,
+                    "the database has no place for what the question asks about: no table, column or stored value holds \"satisfaction\", \"score\" (the model: customer satisfaction scores); the closest in the schema: orders.ordered_on"
+                );
+            }
+            other => panic!("{other:?}"),
+        }
+        // the model may say it needs outside knowledge
+        assert!(matches!(decide(&e, Some(&no(Some(Kind::OutsideKnowledge)))), Verdict::Unanswerable { kind: Kind::OutsideKnowledge, .. }));
+    }
+
+    #[test]
+    fn nothing_linked_is_general_knowledge_and_patterns_decide_alone() {
+        let e = evidence("What is the boiling point of water?");
+        assert!(matches!(e.suspicion(), Some(Suspicion::Unrelated(_))));
+        assert!(matches!(decide(&e, Some(&no(None))), Verdict::Unanswerable { kind: Kind::GeneralKnowledge, .. }));
+        let e = evidence("Which author will sell the most books next year?");
+        match decide(&e, None) {
+            Verdict::Unanswerable { kind: Kind::BeyondData, reason } => assert!(reason.starts_with("the question asks for a prediction"), "{reason}"),
+            other => panic!("{other:?}"),
+        }
+        let e = evidence("Why do customers in Paris order fewer books?");
+        assert!(matches!(decide(&e, None), Verdict::Unanswerable { kind: Kind::BeyondData, .. }));
+    }
+
+    #[test]
+    fn a_pattern_whose_words_the_schema_holds_is_no_request() {
+        let mut catalog = bookshop();
+        catalog.tables[1].columns.push(crate::catalog::Column { name: "recommendations".into(), type_name: "text".into(), nullable: true, comment: None });
+        let q = "Show the recommendations of the books by Austen.";
+        assert!(lexicon::beyond_data(q).is_some());
+        let e = Evidence::gather(q, &link::names(&catalog), &[], &mut |_| vec![], 0.6);
+        assert_eq!((e.beyond.clone(), e.suspicion()), (None, None));
+    }
+
+    #[test]
+    fn a_question_in_another_language_is_not_judged_by_its_links() {
+        let e = evidence("Wie viele Bücher gibt es?");
+        assert!(!e.english && e.links.iter().all(|l| l.to.is_none()));
+        assert_eq!(decide(&e, Some(&no(None))), Verdict::Answerable);
+    }
+
+    #[test]
+    fn the_models_vote_is_read_from_json() {
+        let v = parse_vote(r#"{"answerable": false, "kind": "missing_data", "missing": "  salaries "}"#).unwrap();
+        assert_eq!(v, ModelVote { answerable: false, kind: Some(Kind::MissingData), missing: "salaries".into() });
+        assert_eq!(parse_vote(r#"{"answerable": true, "kind": "answerable", "missing": ""}"#).unwrap().kind, None);
+        assert!(parse_vote(r#"{"kind": "x"}"#).is_err());
+        assert!(parse_vote("yes").is_err());
+    }
+
+    #[test]
+    fn beyond_the_data_is_told_from_ordinary_questions() {
+        for q in [
+            "Which apartment building would be the best investment?",
+            "Should we hire more technicians?",
+            "Which film would you recommend for tonight?",
+            "Who will win the next election?",
+            "How many trips will start at San Jose stations next month?",
+            "Which customers are likely to stop buying from us?",
+            "Why did the perpetrators commit their crimes?",
+            "Which decoration theme is the most beautiful?",
+            "Which airline is the safest to fly with?",
+            "How can we prevent software problems in the future?",
+        ] {
+            assert!(lexicon::beyond_data(q).is_some(), "{q}");
+        }
+        for q in [
+            "Which employees will have worked here for 10 years?",
+            "What is the most popular genre?",
+            "Which students should graduate in 2020?",
+            "Who are the nominees that were nominated at least two times?",
+            "What are the names of the best 3 players?",
+        ] {
+            assert!(lexicon::beyond_data(q).is_none(), "{q}");
+        }
+    }
+}
