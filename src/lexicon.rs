@@ -279,11 +279,12 @@ pub static BEYOND_DATA: Lazy<Vec<(BeyondData, Regex)>> = Lazy::new(|| {
     let judged = alternation(JUDGED_QUALITIES.iter().copied());
     let judged_most = alternation(JUDGED_SUPERLATIVES.iter().copied());
     vec![
-        (BeyondData::Advice, r(r"\bshould\s+(?:i|we|you|they|he|she|it|the|a|an|our|my|this|these|those|students?|customers?|companies|company)\b")),
+        (BeyondData::Advice, r(r"\bshould\s+(?:i|we|you|they|he|she|it|the|a|an|our|my|this|these|those|students?|customers?|companies|company|have|be|not|never)\b")),
         (BeyondData::Advice, r(r"\b(?:recommend|recommended|recommendation|recommendations|advice|advise|suggest|suggestion)\b")),
         (BeyondData::Advice, r(r"\bhow\s+(?:can|could|should|might|do)\s+(?:i|we|you|they|the|our|my)\b")),
         (BeyondData::Advice, r(r"\b(?:best way|good idea|worth (?:it|buying|visiting|investing))\b")),
         (BeyondData::Advice, r(r"\b(?:would|will) be (?:the |a )?(?:best|better|worst|good|bad|wise)\b")),
+        (BeyondData::Advice, r(r"\b(?:would|will|should|might) (?:i|we|you) (?:like|enjoy|love|prefer|want)\b|\bwould make (?:a |an )?(?:good|great|better|best|ideal)\b")),
         (BeyondData::Opinion, r(&format!(r"\b(?:most|least|more|less|very|really)\s+(?:{judged})\b"))),
         (BeyondData::Opinion, r(&format!(r"\b(?:{judged_most})\b"))),
         (BeyondData::Opinion, r(r"\b(?:do you think|in your opinion|your opinion|your view|deserves?|deserved)\b")),
@@ -332,6 +333,14 @@ pub const GENERIC_WORDS: &[&str] = &[
     "yes", "no", "true", "false", "ever", "never", "currently", "current", "new", "old", "long", "short", "big", "small",
     "large", "high", "low", "good", "bad", "greatest", "amongst", "whom", "associated", "correspond", "corresponds",
     "someone", "anyone", "everyone", "something", "anything", "everything", "nothing", "people", "person", "persons",
+    // verbs and adverbs of any domain: what a question does with the data, not what it is about
+    "held", "hold", "holds", "holding", "common", "commonly", "well", "don't", "doesn't", "didn't", "isn't", "aren't",
+    "cannot", "can't", "except", "excluding", "receive", "receives", "received", "once", "twice", "thrice", "across",
+    "got", "gets", "getting", "taken", "come", "comes", "came", "coming", "leave", "leaves", "left", "gave", "gives",
+    "later", "earlier", "often", "always", "usually", "through", "throughout", "able", "start", "starts", "started",
+    "starting", "end", "ends", "ended", "ending", "chosen", "choose", "put", "puts", "pair", "pairs", "single",
+    "example", "examples", "table", "tables", "database", "word", "words", "need", "needs", "want", "wants", "see", "know",
+    "via", "whatever", "whichever", "instead", "regardless", "respect", "overall", "versus", "vs",
 ];
 
 /// Attributes the schema may spell with another word: each group names one kind of stored value

@@ -98,15 +98,28 @@ fn tokens_of_text(text: &str) -> Vec<String> {
 }
 
 /// A word without a plural or possessive ending.
-fn singular(w: &str) -> &str {
-    for suffix in ["ies", "es", "s"] {
+fn singular(w: &str) -> String {
+    if let Some(base) = w.strip_suffix("ies") {
+        if base.len() >= 2 {
+            return format!("{base}y");
+        }
+    }
+    for suffix in ["es", "s"] {
         if let Some(base) = w.strip_suffix(suffix) {
-            if base.len() >= 3 && !base.ends_with('s') || suffix == "ies" && base.len() >= 2 {
-                return base;
+            if base.len() >= 3 && !base.ends_with('s') {
+                return base.to_string();
             }
         }
     }
-    w
+    w.to_string()
+}
+
+/// Do two words share a stem: a common beginning of at least 5 letters that leaves at most two
+/// letters of the shorter word ("advise" and "advisor", "recommend" and "recommendations")?
+pub fn same_stem(a: &str, b: &str) -> bool {
+    let common = a.chars().zip(b.chars()).take_while(|(x, y)| x == y).count();
+    let shorter = a.chars().count().min(b.chars().count());
+    common >= 5 && common + 2 >= shorter
 }
 
 /// Does a word of the question match a token of a name? The same word (singular or plural), one
@@ -118,6 +131,7 @@ pub fn matches(word: &str, token: &str) -> bool {
         return false;
     }
     let (w, t) = (singular(word), singular(token));
+    let (w, t) = (w.as_str(), t.as_str());
     if w == t || word == token {
         return true;
     }
@@ -126,6 +140,13 @@ pub fn matches(word: &str, token: &str) -> bool {
         return true;
     }
     token.len() >= 3 && token.len() < word.len() && abbreviates(token, word)
+}
+
+/// [`matches`] without abbreviations: a word of a lexicon group is compared with a name's token
+/// as written (`charge` is no `char`, `earn` no `end`).
+fn spelled_alike(word: &str, token: &str) -> bool {
+    let (w, t) = (singular(word), singular(token));
+    w == t || (w.len().min(t.len()) >= 4 && (w.starts_with(t.as_str()) || t.starts_with(w.as_str())))
 }
 
 /// Are `short`'s letters in `long` in order, starting with the same letter?
@@ -149,13 +170,13 @@ pub fn link(words: &[Word], names: &[Name], values: &[(String, String)], nearest
             let by_name = names.iter().find(|n| n.tokens.iter().any(|t| matches(&w.text, t))).map(|n| (n.shown.clone(), LinkedBy::Name));
             let by_attribute = || {
                 lexicon::attribute_groups(&w.text).find_map(|group| {
-                    names.iter().find(|n| n.tokens.iter().any(|t| group.iter().any(|g| matches(g, t)))).map(|n| (n.shown.clone(), LinkedBy::Attribute))
+                    names.iter().find(|n| n.tokens.iter().any(|t| group.iter().any(|g| spelled_alike(g, t)))).map(|n| (n.shown.clone(), LinkedBy::Attribute))
                 })
             };
             let by_value = || {
                 values
                     .iter()
-                    .find(|(_, v)| tokens_of_text(v).iter().any(|t| matches(&w.text, t)))
+                    .find(|(_, v)| tokens_of_text(v).iter().any(|t| spelled_alike(&w.text, t)))
                     .map(|(column, _)| (column.clone(), LinkedBy::Value))
             };
             let mut to = by_name.or_else(by_attribute).or_else(by_value);
@@ -194,7 +215,7 @@ mod tests {
     #[test]
     fn words_match_names_as_schemas_spell_them() {
         for (w, t) in [("books", "book"), ("countries", "country"), ("nationality", "nation"), ("department", "dept"),
-                       ("employees", "emp"), ("course", "crs"), ("number", "num"), ("addresses", "address"), ("classes", "class")] {
+                       ("employees", "emp"), ("course", "crs"), ("number", "num"), ("addresses", "address"), ("classes", "class"), ("cities", "city"), ("companies", "company")] {
             assert!(matches(w, t), "{w} ~ {t}");
         }
         for (w, t) in [("salary", "sales"), ("satisfaction", "status"), ("weather", "weight"), ("tempo", "time"), ("isbn", "issues")] {

@@ -73,6 +73,9 @@ pub struct Evidence {
     /// Does the question read as English? Words of another language link to nothing in an
     /// English lexicon, which is no evidence: only an English question is judged by its links.
     pub english: bool,
+    /// Proper names of the question that no stored value the value index matched contains
+    /// ("Microsoft" where no column stores it).
+    pub unmatched_names: Vec<String>,
 }
 
 /// What the evidence alone suggests.
@@ -96,10 +99,14 @@ impl Evidence {
         // (the pattern's own words are the first and the last of what it matched)
         let beyond = lexicon::beyond_data(question).filter(|(_, phrase)| {
             let words: Vec<&str> = phrase.split(|c: char| !c.is_alphanumeric()).filter(|w| !w.is_empty()).collect();
-            let names_schema = |w: &&str| w.len() >= 4 && names.iter().any(|n| n.tokens.iter().any(|t| link::matches(w, t)));
+            let names_schema = |w: &&str| w.len() >= 4 && names.iter().any(|n| n.tokens.iter().any(|t| link::matches(w, t) || link::same_stem(w, t)));
             !(words.first().is_some_and(names_schema) || words.last().is_some_and(names_schema))
         });
-        Evidence { links: link::link(&words, names, values, nearest, threshold), beyond, english: lexicon::reads_english(question) }
+        let unmatched_names = words::proper_names(question)
+            .into_iter()
+            .filter(|p| !values.iter().any(|(_, v)| v.to_lowercase().contains(&p.to_lowercase())))
+            .collect();
+        Evidence { links: link::link(&words, names, values, nearest, threshold), beyond, english: lexicon::reads_english(question), unmatched_names }
     }
 
     /// The content words that link to nothing and are no verb or adverb.
@@ -112,8 +119,18 @@ impl Evidence {
         if let Some((kind, phrase)) = &self.beyond {
             return Some(Suspicion::Beyond(*kind, phrase.clone()));
         }
+        if !self.english {
+            return None;
+        }
+        // nothing the question names is in the schema: not a word (verbs included), and no proper
+        // name that a stored value holds ("Who founded Microsoft?")
+        if self.links.iter().all(|l| l.to.is_none()) && !(self.links.is_empty() && self.unmatched_names.is_empty()) {
+            let mut words: Vec<String> = self.links.iter().map(|l| l.word.clone()).collect();
+            words.extend(self.unmatched_names.iter().cloned());
+            return Some(Suspicion::Unrelated(words));
+        }
         let unlinked: Vec<String> = self.unlinked().iter().map(|l| l.word.clone()).collect();
-        if unlinked.is_empty() || !self.english {
+        if unlinked.is_empty() {
             return None;
         }
         if self.links.iter().all(|l| l.to.is_none()) {
@@ -144,6 +161,7 @@ impl Evidence {
                 "to": l.to.as_ref().map(|(n, _)| n), "by": l.to.as_ref().map(|(_, b)| b),
                 "nearest": l.nearest.iter().take(3).map(|(n, s)| json!([n, (s * 1000.0).round() / 1000.0])).collect::<Vec<_>>()})).collect::<Vec<_>>(),
             "beyond": self.beyond.as_ref().map(|(k, p)| json!({"kind": k, "phrase": p})),
+            "unmatched_names": self.unmatched_names,
         })
     }
 }
@@ -283,6 +301,19 @@ mod tests {
     }
 
     #[test]
+    fn a_question_naming_nothing_of_the_schema_is_suspect_unless_a_value_holds_its_names() {
+        let names = link::names(&bookshop());
+        let e = Evidence::gather("Who founded Microsoft?", &names, &[], &mut |_| vec![], 0.6);
+        assert_eq!(e.suspicion(), Some(Suspicion::Unrelated(vec!["founded".into(), "Microsoft".into()])));
+        let values = vec![("customers.name".to_string(), "Ada Lovelace".to_string())];
+        let e = Evidence::gather("Who is Ada?", &names, &values, &mut |_| vec![], 0.6);
+        assert_eq!(e.suspicion(), None);
+        // a word of the question that names the schema is enough
+        let e = Evidence::gather("Which books are by Italo Calvino?", &names, &[], &mut |_| vec![], 0.6);
+        assert_eq!(e.suspicion(), None);
+    }
+
+    #[test]
     fn a_pattern_whose_words_the_schema_holds_is_no_request() {
         let mut catalog = bookshop();
         catalog.tables[1].columns.push(crate::catalog::Column { name: "recommendations".into(), type_name: "text".into(), nullable: true, comment: None });
@@ -290,6 +321,11 @@ mod tests {
         assert!(lexicon::beyond_data(q).is_some());
         let e = Evidence::gather(q, &link::names(&catalog), &[], &mut |_| vec![], 0.6);
         assert_eq!((e.beyond.clone(), e.suspicion()), (None, None));
+        // the same stem counts: authors who advise others, where a column names the advisor
+        catalog.tables[0].columns.push(crate::catalog::Column { name: "advisor_id".into(), type_name: "integer".into(), nullable: true, comment: None });
+        let q = "Which authors advise more than one other author?";
+        assert!(lexicon::beyond_data(q).is_some());
+        assert_eq!(Evidence::gather(q, &link::names(&catalog), &[], &mut |_| vec![], 0.6).beyond, None);
     }
 
     #[test]
@@ -321,6 +357,8 @@ mod tests {
             "Which decoration theme is the most beautiful?",
             "Which airline is the safest to fly with?",
             "How can we prevent software problems in the future?",
+            "Which film should have won the award?",
+            "Which restaurant would we enjoy the most?",
         ] {
             assert!(lexicon::beyond_data(q).is_some(), "{q}");
         }

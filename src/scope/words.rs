@@ -49,6 +49,26 @@ pub fn content_words(question: &str) -> Vec<Word> {
     out
 }
 
+/// The proper names of `question`: capitalised words in the middle of a sentence ("Microsoft",
+/// "Mona Lisa"), which [`content_words`] leaves out as values.
+pub fn proper_names(question: &str) -> Vec<String> {
+    let unquoted = without_quoted(question);
+    let mut out: Vec<String> = Vec::new();
+    let mut sentence_start = true;
+    for raw in unquoted.split(|c: char| !(c.is_alphanumeric() || c == '\'' || c == '-')) {
+        let token = raw.trim_matches(|c| c == '\'' || c == '-');
+        if token.is_empty() {
+            continue;
+        }
+        let first = std::mem::replace(&mut sentence_start, false);
+        let token = token.strip_suffix("'s").unwrap_or(token);
+        if !first && token.chars().next().is_some_and(char::is_uppercase) && !token.chars().any(|c| c.is_ascii_digit()) && !out.iter().any(|w| w == token) {
+            out.push(token.to_string());
+        }
+    }
+    out
+}
+
 /// The question with its quoted strings ('…', "…", “…”) blanked out.
 fn without_quoted(question: &str) -> String {
     let mut out = String::with_capacity(question.len());

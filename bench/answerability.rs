@@ -1,0 +1,338 @@
+//! Benchmark 10: questions the data cannot answer.
+//!
+//! The set: `bench/data/unanswerable_spider_train.json`, 358 questions written from the schemas of
+//! the `spider_train` databases, of four kinds (data the schema has no place for, including names
+//! that only look like stored ones; advice, opinions, predictions and causes; general knowledge
+//! unrelated to the database; knowledge about the database's things that it does not store),
+//! each with what is missing. The databases are split in two halves (alphabetical order,
+//! alternating): rules and thresholds are tuned on `tune` and measured on `measure`. The
+//! answerable side is Spider's own questions of the same databases (`spider_train`) and of the
+//! 13 `spider` databases, which nothing was tuned on.
+//!
+//!     cargo run --release --example answerability -- evidence [--threshold T] [--list]
+//!         the evidence alone (no chat model; the embedding server for meaning): for each question
+//!         whether it raises a suspicion, by kind and half; every answerable question of both sets
+//!     cargo run --release --example answerability -- ask [--half tune|measure|all]
+//!         the scope stage as it runs inside nl2sql_run (the names' embeddings stored in the
+//!         database, the chat model's vote on a suspicion): every question of the unanswerable set
+//!         and the answerable questions of Benchmark 2's raw results at 0.5.0 (spider_train 200,
+//!         spider 100), whose correctness under the default and under zero-shot those results
+//!         hold; refusals by kind, false refusals, and TrustSQL's reliability score. The scope
+//!         stage runs before probing and verification, so the runs here switch those off: the
+//!         refusal is the default's, at the cost of one generation per answered question.
+//!
+//! Raw per-question results go to `bench/results/answerability_<mode>.jsonl` (or `$NL2SQL_BENCH_OUT`).
+
+use std::collections::BTreeMap;
+use std::io::Write;
+
+#[path = "spider.rs"]
+mod spider;
+
+use nl2sql_core::catalog::Catalog;
+use nl2sql_core::llm::{client, CallPolicy, Endpoint};
+use nl2sql_core::scope::{link, Evidence, Suspicion};
+use serde_json::{json, Value};
+use spider::connect;
+
+fn data_dir() -> String {
+    format!("{}/../shared/data", env!("CARGO_MANIFEST_DIR"))
+}
+
+fn load(path: &str) -> Vec<Value> {
+    serde_json::from_str(&std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{path}: {e}"))).expect("JSON")
+}
+
+/// The unanswerable set.
+fn unanswerable() -> Vec<Value> {
+    load(&format!("{}/bench/data/unanswerable_spider_train.json", env!("CARGO_MANIFEST_DIR")))
+}
+
+/// Which half a database of the unanswerable set is in.
+fn halves(set: &[Value]) -> BTreeMap<String, String> {
+    set.iter().map(|q| (q["db_id"].as_str().unwrap().to_string(), q["split"].as_str().unwrap().to_string())).collect()
+}
+
+fn cosine(a: &[f32], b: &[f32]) -> f32 {
+    let dot: f32 = a.iter().zip(b).map(|(x, y)| x * y).sum();
+    let na: f32 = a.iter().map(|x| x * x).sum::<f32>().sqrt();
+    let nb: f32 = b.iter().map(|x| x * x).sum::<f32>().sqrt();
+    if na == 0.0 || nb == 0.0 { 0.0 } else { dot / (na * nb) }
+}
+
+/// A database's names and their embeddings, read once.
+struct Schema {
+    names: Vec<link::Name>,
+    vectors: Vec<Vec<f32>>,
+}
+
+fn embed(texts: &[String]) -> Vec<Vec<f32>> {
+    let endpoint = Endpoint {
+        base_url: std::env::var("NL2SQL_EMBED_URL").unwrap_or_else(|_| "http://127.0.0.1:18082/v1".into()),
+        model: "all-minilm-l6-v2".into(),
+        api_key: None,
+    };
+    let mut out = Vec::new();
+    for chunk in texts.chunks(64) {
+        out.extend(client::embed(&endpoint, &CallPolicy::default(), chunk, &|| {}).expect("embedding server (scripts/llm.sh start)").vectors);
+    }
+    out
+}
+
+fn schema<'c>(db: &str, cache: &'c mut BTreeMap<String, Schema>) -> &'c Schema {
+    if !cache.contains_key(db) {
+        let mut c = connect(db);
+        let text: String = c.query_one("SELECT nl2sql_schema()::text", &[]).expect("nl2sql_schema").get(0);
+        let catalog: Catalog = serde_json::from_str(&text).expect("catalog");
+        let names = link::names(&catalog);
+        let texts: Vec<String> = names.iter().map(|n| link::name_text(&n.shown)).collect();
+        let vectors = embed(&texts);
+        cache.insert(db.to_string(), Schema { names, vectors });
+    }
+    &cache[db]
+}
+
+/// The stored values the value index matches in a question, as the pipeline's values stage
+/// searches them (at most 8, 2 per column, score 0.5 or more).
+fn value_hits(db: &str, question: &str) -> Vec<(String, String)> {
+    let mut c = connect(db);
+    c.query("SELECT table_name || '.' || column_name, value FROM nl2sql_search_values($1, 8, 2, 0.5)", &[&question])
+        .map(|rows| rows.iter().map(|r| (r.get(0), r.get(1))).collect())
+        .unwrap_or_default()
+}
+
+fn evidence(db: &str, question: &str, s: &Schema, threshold: f32) -> Evidence {
+    let words = nl2sql_core::scope::words::content_words(question);
+    let texts: Vec<String> = words.iter().map(|w| w.text.clone()).collect();
+    let vectors: BTreeMap<String, Vec<f32>> = if texts.is_empty() { BTreeMap::new() } else { texts.iter().cloned().zip(embed(&texts)).collect() };
+    let mut nearest = |w: &str| -> Vec<(String, f32)> {
+        let Some(v) = vectors.get(w) else { return vec![] };
+        let mut scored: Vec<(String, f32)> = s.names.iter().zip(&s.vectors).map(|(n, e)| (n.shown.clone(), cosine(v, e))).collect();
+        scored.sort_by(|a, b| b.1.total_cmp(&a.1));
+        scored.truncate(3);
+        scored
+    };
+    Evidence::gather(question, &s.names, &value_hits(db, question), &mut nearest, threshold)
+}
+
+fn suspicion_name(s: &Option<Suspicion>) -> &'static str {
+    match s {
+        None => "none",
+        Some(Suspicion::Beyond(..)) => "beyond",
+        Some(Suspicion::Unrelated(_)) => "unrelated",
+        Some(Suspicion::Missing(_)) => "missing",
+    }
+}
+
+fn main() {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let mode = args.first().cloned().unwrap_or_else(|| "evidence".into());
+    let flag = |name: &str| args.iter().position(|a| a == name).and_then(|i| args.get(i + 1)).cloned();
+    let threshold: f32 = flag("--threshold").map(|t| t.parse().expect("a number")).unwrap_or(nl2sql_core::scope::MEANING_THRESHOLD);
+    let list = args.iter().any(|a| a == "--list");
+    let out_path = std::env::var("NL2SQL_BENCH_OUT")
+        .unwrap_or_else(|_| format!("{}/bench/results/answerability_{mode}.jsonl", env!("CARGO_MANIFEST_DIR")));
+    let mut out = std::fs::File::create(&out_path).expect("raw results file");
+    match mode.as_str() {
+        "evidence" => evidence_mode(threshold, list, &mut out),
+        "ask" => ask_mode(flag("--half").unwrap_or_else(|| "all".into()), &mut out),
+        other => panic!("unknown mode {other} (evidence, ask)"),
+    }
+    println!("raw results: {out_path}");
+}
+
+/// The evidence alone, on every question of the unanswerable set and every answerable question.
+fn evidence_mode(threshold: f32, list: bool, out: &mut std::fs::File) {
+    println!("Benchmark 10 (evidence): command: cargo run --release --example answerability -- evidence --threshold {threshold}");
+    let set = unanswerable();
+    let half = halves(&set);
+    let mut cache = BTreeMap::new();
+    // (population, half or kind) -> (suspected, total)
+    let mut tally: BTreeMap<(String, String), (usize, usize)> = BTreeMap::new();
+    let mut count = |pop: &str, group: &str, suspected: bool| {
+        let e = tally.entry((pop.to_string(), group.to_string())).or_default();
+        e.0 += suspected as usize;
+        e.1 += 1;
+    };
+    for q in &set {
+        let db = format!("train_{}", q["db_id"].as_str().unwrap().to_lowercase());
+        let e = evidence(&db, q["question"].as_str().unwrap(), schema(&db, &mut cache), threshold);
+        let s = e.suspicion();
+        let suspected = s.is_some();
+        let split = q["split"].as_str().unwrap();
+        count(&format!("unanswerable/{split}"), q["kind"].as_str().unwrap(), suspected);
+        count(&format!("unanswerable/{split}"), "all", suspected);
+        if list && !suspected {
+            println!("  missed [{}] {}: {}  {:?}", q["kind"].as_str().unwrap(), q["db_id"].as_str().unwrap(), q["question"].as_str().unwrap(), e.to_json()["links"]);
+        }
+        writeln!(out, "{}", json!({"set": "unanswerable", "id": q["id"], "db": db, "kind": q["kind"], "split": split,
+            "question": q["question"], "suspicion": suspicion_name(&s), "evidence": e.to_json()})).unwrap();
+    }
+    for (set_name, prefix) in [("spider_train", "train_"), ("spider", "spider_")] {
+        let questions = load(&format!("{}/{set_name}/questions.json", data_dir()));
+        for q in &questions {
+            let db_id = q["db_id"].as_str().unwrap();
+            let db = format!("{prefix}{}", db_id.to_lowercase());
+            let e = evidence(&db, q["question"].as_str().unwrap(), schema(&db, &mut cache), threshold);
+            let s = e.suspicion();
+            let group = if set_name == "spider" { "measure".to_string() } else { half.get(db_id).cloned().unwrap_or_else(|| "other".into()) };
+            count(&format!("answerable/{set_name}"), &group, s.is_some());
+            count(&format!("answerable/{set_name}"), &format!("as {}", suspicion_name(&s)), true);
+            if list && s.is_some() && set_name == "spider_train" && group == "tune" {
+                println!("  suspected [{}] {db_id}: {}  {:?}", suspicion_name(&s), q["question"].as_str().unwrap(), e.unlinked().iter().map(|l| (&l.word, &l.nearest)).collect::<Vec<_>>());
+            }
+            writeln!(out, "{}", json!({"set": set_name, "question_id": q["question_id"], "db": db, "split": group,
+                "question": q["question"], "suspicion": suspicion_name(&s), "evidence": e.to_json()})).unwrap();
+        }
+    }
+    println!("\n| population | group | suspected | of | share |\n|---|---|---|---|---|");
+    for ((pop, group), (s, n)) in &tally {
+        println!("| {pop} | {group} | {s} | {n} | {:.1}% |", 100.0 * *s as f64 / *n as f64);
+    }
+}
+
+/// The scope stage's verdict inside nl2sql_run: (refused, kind, detail, model asked, seconds).
+fn scope_of(db: &str, question: &str) -> (bool, Option<String>, String, bool, f64) {
+    let mut c = connect(db);
+    c.batch_execute("SET client_min_messages = warning").unwrap();
+    let t = std::time::Instant::now();
+    let options = r#"{"generators": ["direct"], "probe": false, "verify": false, "confirm": false}"#;
+    let rows = c.query("SELECT status, detail, data::text FROM nl2sql_run($1, NULL, $2::text::jsonb) WHERE stage = 'scope'", &[&question, &options]);
+    let seconds = t.elapsed().as_secs_f64();
+    match rows {
+        Ok(rows) if !rows.is_empty() => {
+            let status: String = rows[0].get(0);
+            let data: Value = serde_json::from_str(&rows[0].get::<_, String>(2)).unwrap_or(Value::Null);
+            let kind = data["kind"].as_str().map(str::to_string);
+            (status == "unanswerable", kind, rows[0].get(1), data["vote"].is_object(), seconds)
+        }
+        Ok(_) => (false, None, "no scope step".into(), false, seconds),
+        // a run that fails after the scope step (no query that runs) was not refused
+        Err(e) => (false, None, format!("run failed after scope: {e}"), false, seconds),
+    }
+}
+
+/// TrustSQL's reliability score of per-question outcomes at penalty `c`: +1 an answerable
+/// question answered right or an unanswerable one refused, 0 a refusal of an answerable
+/// question (or no SQL at all), -c an answer that is wrong or given to an unanswerable question.
+#[derive(Clone, Copy, PartialEq)]
+enum Outcome {
+    Right,
+    Abstained,
+    Wrong,
+}
+
+fn reliability(outcomes: &[Outcome], c: f64) -> f64 {
+    let s: f64 = outcomes.iter().map(|o| match o { Outcome::Right => 1.0, Outcome::Abstained => 0.0, Outcome::Wrong => -c }).sum();
+    100.0 * s / outcomes.len().max(1) as f64
+}
+
+fn ask_mode(half: String, out: &mut std::fs::File) {
+    println!("Benchmark 10 (ask): command: cargo run --release --example answerability -- ask --half {half}");
+    let set = unanswerable();
+    // unanswerable: (half, kind) -> (refused, total)
+    let mut tally: BTreeMap<(String, String), (usize, usize)> = BTreeMap::new();
+    let mut unans_refused: BTreeMap<String, Vec<bool>> = BTreeMap::new();
+    let (mut seconds, mut asked) = (Vec::new(), 0usize);
+    // the answerable questions of Benchmark 2 at 0.5.0, with the default's and zero-shot's outcomes;
+    // the evidence run's suspicions, by (database, question)
+    let evidence_path = format!("{}/bench/results/answerability_evidence.jsonl", env!("CARGO_MANIFEST_DIR"));
+    let suspicions: BTreeMap<(String, String), String> = std::fs::read_to_string(&evidence_path)
+        .unwrap_or_else(|e| panic!("{evidence_path}: {e} (run the evidence mode first)"))
+        .lines()
+        .filter_map(|l| serde_json::from_str::<Value>(l).ok())
+        .map(|r| ((r["db"].as_str().unwrap_or_default().to_string(), r["question"].as_str().unwrap_or_default().to_string()), r["suspicion"].as_str().unwrap_or_default().to_string()))
+        .collect();
+    let mut skipped = 0usize;
+    let mut answerable: BTreeMap<String, Vec<(Outcome, Outcome, Outcome)>> = BTreeMap::new(); // (zero_shot, default no refusal, default)
+    let mut false_refusals: BTreeMap<String, (usize, usize, usize)> = BTreeMap::new(); // (refused, of which default right, total)
+    for (set_name, file, prefix) in [("spider_train", "b2_train_v050.jsonl", "train_"), ("spider", "b2_dev_v050.jsonl", "spider_")] {
+        let path = format!("{}/bench/results/{file}", env!("CARGO_MANIFEST_DIR"));
+        let mut by_question: BTreeMap<String, (Option<Value>, Option<Value>)> = BTreeMap::new();
+        for line in std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e}")).lines() {
+            let r: Value = serde_json::from_str(line).expect("JSON line");
+            let k = format!("{}|{}", r["db"].as_str().unwrap(), r["question_id"]);
+            let e = by_question.entry(k).or_default();
+            match r["config"].as_str() {
+                Some("zero_shot") => e.0 = Some(r),
+                Some("full") => e.1 = Some(r),
+                _ => {}
+            }
+        }
+        let outcome = |r: &Value| {
+            if r["strict"] == json!(true) {
+                Outcome::Right
+            } else if r["status"] == json!("error") || r["sql"].is_null() {
+                Outcome::Abstained
+            } else {
+                Outcome::Wrong
+            }
+        };
+        for (_, (zero, full)) in by_question {
+            let (Some(zero), Some(full)) = (zero, full) else { continue };
+            let db = format!("{prefix}{}", full["db"].as_str().unwrap().to_lowercase());
+            // a question whose evidence raised no suspicion in the evidence run is not refused:
+            // the scope stage refuses only on a suspicion (run `evidence` first)
+            let unsuspected = suspicions.get(&(db.clone(), full["question"].as_str().unwrap().to_string())).is_some_and(|s| s == "none");
+            let (refused, kind, detail, voted, secs) = if unsuspected {
+                (false, None, "no suspicion in the evidence run: not run".to_string(), false, 0.0)
+            } else {
+                scope_of(&db, full["question"].as_str().unwrap())
+            };
+            skipped += unsuspected as usize;
+            seconds.push(secs);
+            asked += voted as usize;
+            let d = outcome(&full);
+            let e = false_refusals.entry(set_name.to_string()).or_default();
+            e.0 += refused as usize;
+            e.1 += (refused && d == Outcome::Right) as usize;
+            e.2 += 1;
+            answerable.entry(set_name.to_string()).or_default().push((outcome(&zero), d, if refused { Outcome::Abstained } else { d }));
+            if refused {
+                println!("  refused [{set_name}] {db}: {}  ({detail})", full["question"].as_str().unwrap());
+            }
+            writeln!(out, "{}", json!({"set": set_name, "question_id": full["question_id"], "db": db, "question": full["question"],
+                "refused": refused, "refused_as": kind, "detail": detail, "model_asked": voted, "seconds": secs,
+                "default_right": d == Outcome::Right})).unwrap();
+        }
+    }
+    println!("\n| answerable | refused | of which the default was right | of | share refused |\n|---|---|---|---|---|");
+    for (set_name, (r, right, n)) in &false_refusals {
+        println!("| {set_name} | {r} | {right} | {n} | {:.1}% |", 100.0 * *r as f64 / *n as f64);
+    }
+    for q in set.iter().filter(|q| half == "all" || q["split"].as_str() == Some(half.as_str())) {
+        let db = format!("train_{}", q["db_id"].as_str().unwrap().to_lowercase());
+        let (refused, kind, detail, voted, secs) = scope_of(&db, q["question"].as_str().unwrap());
+        seconds.push(secs);
+        asked += voted as usize;
+        let split = q["split"].as_str().unwrap().to_string();
+        for k in [q["kind"].as_str().unwrap(), "all"] {
+            let e = tally.entry((split.clone(), k.to_string())).or_default();
+            e.0 += refused as usize;
+            e.1 += 1;
+        }
+        unans_refused.entry(split.clone()).or_default().push(refused);
+        writeln!(out, "{}", json!({"set": "unanswerable", "id": q["id"], "db": db, "kind": q["kind"], "split": split,
+            "question": q["question"], "refused": refused, "refused_as": kind, "detail": detail, "model_asked": voted, "seconds": secs})).unwrap();
+    }
+    println!("\n| unanswerable | kind | refused | of | share |\n|---|---|---|---|---|");
+    for ((split, kind), (r, n)) in &tally {
+        println!("| {split} | {kind} | {r} | {n} | {:.1}% |", 100.0 * *r as f64 / *n as f64);
+    }
+    // the reliability score on each answerable set mixed with the unanswerable questions of the
+    // measured half (or all of them): zero-shot and the default without refusal answer every
+    // unanswerable question (counted as wrong answers), the default refuses as measured
+    let unans: Vec<bool> = unans_refused.iter().filter(|(h, _)| half != "all" || h.as_str() == "measure").flat_map(|(_, v)| v.clone()).collect();
+    println!("\nTrustSQL reliability score (RS, in points) on each answerable set with the {} unanswerable questions of the measured half:", unans.len());
+    println!("| answerable set | configuration | RS(0) | RS(1) | RS(10) | RS(N) |\n|---|---|---|---|---|---|");
+    for (set_name, rows) in &answerable {
+        let n = (rows.len() + unans.len()) as f64;
+        for (name, pick) in [("zero-shot", 0usize), ("default, refusal off", 1), ("default", 2)] {
+            let mut outcomes: Vec<Outcome> = rows.iter().map(|r| [r.0, r.1, r.2][pick]).collect();
+            outcomes.extend(unans.iter().map(|refused| if pick == 2 && *refused { Outcome::Right } else { Outcome::Wrong }));
+            println!("| {set_name} | {name} | {:.1} | {:.1} | {:.1} | {:.1} |", reliability(&outcomes, 0.0), reliability(&outcomes, 1.0), reliability(&outcomes, 10.0), reliability(&outcomes, n));
+        }
+    }
+    let n = seconds.len();
+    println!("\nthe chat model was asked on {asked} of {n} questions; {skipped} answerable questions without a suspicion in the evidence run were not run (not refused); median run {:.1} s", spider::pct(&mut seconds, 0.5));
+}
