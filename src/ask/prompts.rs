@@ -294,7 +294,12 @@ pub fn parse_sql_answer(content: &str) -> Result<String, String> {
     let sql = match extract_json(content) {
         Ok(v) => match v.get("sql").and_then(Value::as_str) {
             Some(s) => s.to_string(),
-            None => return Err(format!("the answer's JSON has no \"sql\" string: {}", crate::llm::json::excerpt(&v.to_string(), 200))),
+            // a small model may put the query elsewhere (`["SELECT …"]`, `{"query": "SELECT …"}`):
+            // the first string of the answer that is a usable query
+            None => match first_query(&v) {
+                Some(s) => s,
+                None => return Err(format!("the answer's JSON has no \"sql\" string: {}", crate::llm::json::excerpt(&v.to_string(), 200))),
+            },
         },
         Err(json_error) => {
             let bare = strip_code_fences(content);
@@ -308,6 +313,19 @@ pub fn parse_sql_answer(content: &str) -> Result<String, String> {
     match check_query(&sql) {
         Ok(q) => Ok(q.to_sql()),
         Err(refusal) => Err(format!("not a usable query: {refusal}")),
+    }
+}
+
+/// The first string in a JSON value (depth first, in order) that the gate accepts as a query.
+fn first_query(v: &Value) -> Option<String> {
+    match v {
+        Value::String(s) => {
+            let s = strip_code_fences(s).trim().trim_end_matches(';').trim();
+            check_query(s).is_ok().then(|| s.to_string())
+        }
+        Value::Array(items) => items.iter().find_map(first_query),
+        Value::Object(fields) => fields.values().find_map(first_query),
+        _ => None,
     }
 }
 
@@ -329,7 +347,12 @@ mod tests {
         assert_eq!(parse_sql_answer(r#"{"sql": "SELECT 1;"}"#).unwrap(), "SELECT 1");
         assert_eq!(parse_sql_answer("```json\n{\"sql\": \"```sql\\nSELECT a FROM t\\n```\"}\n```").unwrap(), "SELECT a FROM t");
         assert_eq!(parse_sql_answer("```sql\nSELECT 2\n```").unwrap(), "SELECT 2");
-        assert!(parse_sql_answer(r#"{"query": "SELECT 1"}"#).unwrap_err().contains("no \"sql\""));
+        // the query under another key, or alone in an array, is read; an answer without one is not
+        assert_eq!(parse_sql_answer(r#"{"query": "SELECT 1"}"#).unwrap(), "SELECT 1");
+        assert_eq!(parse_sql_answer(r#"["SELECT a FROM t;"]"#).unwrap(), "SELECT a FROM t");
+        assert_eq!(parse_sql_answer(r#"{"subquestions": ["which rows?"], "query": {"text": "SELECT b FROM t"}}"#).unwrap(), "SELECT b FROM t");
+        assert!(parse_sql_answer(r#"{"answer": "which rows?"}"#).unwrap_err().contains("no \"sql\""));
+        assert!(parse_sql_answer(r#"["DELETE FROM t"]"#).unwrap_err().contains("no \"sql\""));
         assert!(parse_sql_answer(r#"{"sql": "DELETE FROM t"}"#).unwrap_err().contains("only read-only"));
         assert!(parse_sql_answer("I cannot answer that.").is_err());
     }
