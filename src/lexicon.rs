@@ -297,10 +297,29 @@ pub static BEYOND_DATA: Lazy<Vec<(BeyondData, Regex)>> = Lazy::new(|| {
     ]
 });
 
-/// What the question asks that SQL over stored data cannot give, if anything.
+/// Verbs of asking for data: "how can I *find* the orders from Paris" is a request, not a
+/// question for advice.
+pub const REQUEST_VERBS: &[&str] = &[
+    "list", "show", "give", "find", "return", "tell", "display", "get", "provide", "report", "select", "compute", "calculate",
+    "see", "know", "count", "retrieve", "query", "look", "obtain", "identify", "determine", "filter", "sort", "view",
+    "access", "check", "fetch", "print", "write", "sum", "rank", "group", "order",
+];
+
+/// What the question asks that SQL over stored data cannot give, if anything. "How can I …" or
+/// "how do we …" followed by a verb of asking for data is a request.
 pub fn beyond_data(question: &str) -> Option<(BeyondData, String)> {
     let q = question.to_lowercase();
-    BEYOND_DATA.iter().find_map(|(kind, re)| re.find(&q).map(|m| (*kind, m.as_str().trim().to_string())))
+    BEYOND_DATA.iter().find_map(|(kind, re)| {
+        let m = re.find(&q)?;
+        let phrase = m.as_str().trim();
+        if *kind == BeyondData::Advice && phrase.starts_with("how") {
+            let next = q[m.end()..].split(|c: char| !c.is_alphanumeric()).find(|w| !w.is_empty()).unwrap_or("");
+            if REQUEST_VERBS.contains(&next) {
+                return None;
+            }
+        }
+        Some((*kind, phrase.to_string()))
+    })
 }
 
 /// Words of a question that name nothing a schema stores by themselves: requests, linking verbs,
@@ -341,7 +360,52 @@ pub const GENERIC_WORDS: &[&str] = &[
     "starting", "end", "ends", "ended", "ending", "chosen", "choose", "put", "puts", "pair", "pairs", "single",
     "example", "examples", "table", "tables", "database", "word", "words", "need", "needs", "want", "wants", "see", "know",
     "via", "whatever", "whichever", "instead", "regardless", "respect", "overall", "versus", "vs",
+    // how often something occurs, which a count computes ("the most popular genre", "frequent")
+    "popular", "popularity", "frequent", "frequency", "frequencies",
+    // what string functions compute ("the first letter", "in alphabetic order")
+    "letter", "letters", "character", "characters", "alphabetic", "lexicographic", "lexicographical", "lexicographically",
 ];
+
+/// Verbs that relate things ("which department *offers* degrees", "languages *spoken* in",
+/// "flights that *depart* from"): a schema spells them as a table or a foreign key, or not at all,
+/// so a verb that links to no name is no evidence that data is missing. Base forms; their `-s`
+/// forms are read by [`is_verb_form`], their `-ed` and `-ing` forms are soft by their ending.
+pub const RELATION_VERBS: &[&str] = &[
+    "offer", "serve", "teach", "speak", "write", "play", "work", "win", "buy", "sell", "run", "lead", "manage", "help",
+    "produce", "reach", "stay", "participate", "attend", "enroll", "enrol", "visit", "depart", "arrive", "release",
+    "publish", "operate", "send", "hire", "own", "consume", "maintain", "incur", "spend", "lend", "borrow", "authorize",
+    "compete", "join", "host", "cover", "treat", "prescribe", "deliver", "supply", "employ", "study", "graduate",
+    "perform", "direct", "sing", "coach", "rent", "assign", "register", "apply", "occur", "happen", "travel", "fly",
+    "drive", "ride", "sign", "nominate", "vote", "elect", "lose", "beat", "finish", "complete", "advise", "supervise",
+    "belong", "purchase", "order", "ship", "feature", "follow", "affect", "suffer", "handle", "process", "approve",
+    "create", "develop", "design", "build", "found", "open", "close", "organize", "sponsor", "support", "fund", "pay",
+];
+
+/// Past forms of irregular verbs ("taught", "written", "won"), which no ending shows.
+pub const IRREGULAR_PAST: &[&str] = &[
+    "taught", "written", "wrote", "spoken", "spoke", "won", "bought", "sold", "spent", "ran", "led", "lent", "built",
+    "sent", "brought", "thought", "caught", "fought", "sought", "kept", "met", "grew", "grown", "drew", "drawn", "flew",
+    "flown", "knew", "went", "gone", "began", "begun", "sang", "sung", "drove", "driven", "rode", "ridden", "wore", "worn",
+    "stole", "stolen", "broke", "broken", "sat", "stood", "hung", "struck", "became", "become", "saw", "seen", "fell",
+    "fallen", "lost", "found", "told", "fed", "threw", "thrown", "dealt", "beaten", "hid", "hidden", "paid", "did", "done",
+];
+
+/// Is `word` (lower-case) a form of a relation verb or an irregular past?
+pub fn is_verb_form(word: &str) -> bool {
+    if IRREGULAR_PAST.contains(&word) || RELATION_VERBS.contains(&word) {
+        return true;
+    }
+    let third_person = |base: &str| {
+        word == format!("{base}s")
+            || word == format!("{base}es")
+            || base.strip_suffix('y').is_some_and(|stem| word == format!("{stem}ies"))
+    };
+    RELATION_VERBS.iter().any(|v| third_person(v))
+}
+
+/// The parts identifiers are commonly built with, after or before a word: `stuid`, `airportcode`,
+/// `flightno`, `birthdate` (read by the scope stage to split names written as one word).
+pub const IDENTIFIER_PARTS: &[&str] = &["id", "code", "no", "num", "nbr", "name", "type", "date", "desc", "count"];
 
 /// Attributes the schema may spell with another word: each group names one kind of stored value
 /// ("expensive" is read from a price, "born" from a birth date or place, "live" from an address).

@@ -23,7 +23,8 @@ pub fn rel(name: &str) -> RelName {
     RelName::new("public", name)
 }
 
-fn table(name: &str, columns: &[(&str, &str)], key: &str) -> Table {
+/// `public.<name>` with these columns (name, type), `key` its primary key.
+pub fn table(name: &str, columns: &[(&str, &str)], key: &str) -> Table {
     Table {
         name: rel(name),
         kind: RelKind::Table,

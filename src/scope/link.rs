@@ -46,7 +46,10 @@ pub struct Name {
     pub tokens: Vec<String>,
 }
 
-/// Every table and column of the catalog as names to link to.
+/// Every table and column of the catalog as names to link to. A name written as one word that
+/// joins several (`destairport`, `stuid`, `airportcode`: a schema whose names were lower-cased
+/// loses the case that [`tokens`] splits at) also gets the parts that the rest of the schema, or
+/// the lexicon's identifier parts, show it is made of ([`compound_parts`]).
 pub fn names(catalog: &Catalog) -> Vec<Name> {
     let mut out = Vec::new();
     for t in &catalog.tables {
@@ -57,6 +60,58 @@ pub fn names(catalog: &Catalog) -> Vec<Name> {
             let mut words = tokens(&c.name);
             words.extend(c.comment.iter().flat_map(|c| tokens_of_text(c)));
             out.push(Name { shown: format!("{}.{}", t.name.name, c.name), tokens: words });
+        }
+    }
+    let vocabulary = vocabulary(&out);
+    for name in &mut out {
+        let parts: Vec<String> = name.tokens.iter().flat_map(|t| compound_parts(t, &vocabulary)).collect();
+        for p in parts {
+            if !name.tokens.contains(&p) {
+                name.tokens.push(p);
+            }
+        }
+    }
+    out
+}
+
+/// The words a schema's names are made of: every token of at least 4 letters (singular), and the
+/// lexicon's identifier parts (`id`, `code`, `no`, …).
+fn vocabulary(names: &[Name]) -> Vec<String> {
+    let mut words: Vec<String> = lexicon::IDENTIFIER_PARTS.iter().map(|w| w.to_string()).collect();
+    for n in names {
+        for t in &n.tokens {
+            let s = singular(t);
+            if s.len() >= 4 && !words.contains(&s) {
+                words.push(s);
+            }
+        }
+    }
+    words
+}
+
+/// The parts of a token that joins a word of `vocabulary` to at least 3 more letters, at its end
+/// (`destairport`: `dest`, `airport`; `stuid`: `stu`, `id`) or at its start (`airportcode`:
+/// `airport`, `code`).
+pub fn compound_parts(token: &str, vocabulary: &[String]) -> Vec<String> {
+    let mut out = Vec::new();
+    if !token.is_ascii() {
+        return out;
+    }
+    for v in vocabulary {
+        if v.len() >= token.len() {
+            continue;
+        }
+        let rest = if let Some(head) = token.strip_suffix(v.as_str()) {
+            Some(head)
+        } else {
+            token.strip_prefix(v.as_str())
+        };
+        if let Some(rest) = rest.filter(|r| r.len() >= 3) {
+            for p in [rest, v.as_str()] {
+                if !out.iter().any(|o| o == p) {
+                    out.push(p.to_string());
+                }
+            }
         }
     }
     out
@@ -142,11 +197,18 @@ pub fn matches(word: &str, token: &str) -> bool {
     token.len() >= 3 && token.len() < word.len() && abbreviates(token, word)
 }
 
-/// [`matches`] without abbreviations: a word of a lexicon group is compared with a name's token
-/// as written (`charge` is no `char`, `earn` no `end`).
+/// A word of a lexicon group, or of the question against a stored value, compared with a token as
+/// written: the same word (singular or plural), or one letter more ("Asian" and `Asia`); no
+/// abbreviation and no longer prefix (`charge` is no `char`, `earn` no `end`, "salary" no `sala`).
 fn spelled_alike(word: &str, token: &str) -> bool {
     let (w, t) = (singular(word), singular(token));
-    w == t || (w.len().min(t.len()) >= 4 && (w.starts_with(t.as_str()) || t.starts_with(w.as_str())))
+    let (short, long) = if w.len() <= t.len() { (&w, &t) } else { (&t, &w) };
+    w == t || (short.len() >= 4 && long.len() == short.len() + 1 && long.starts_with(short.as_str()))
+}
+
+/// The table of a name (`table` or `table.column`).
+fn table_of(shown: &str) -> &str {
+    shown.split('.').next().unwrap_or(shown)
 }
 
 /// Are `short`'s letters in `long` in order, starting with the same letter?
@@ -163,14 +225,26 @@ fn abbreviates(short: &str, long: &str) -> bool {
 /// question (`table.column`, value); `nearest` gives a word's nearest names by meaning, best
 /// first (empty when no embeddings are at hand); a word links by meaning when the best is at
 /// least `threshold`.
+///
+/// A link by attribute is weaker than one by name: the word names a kind of value ("age",
+/// "price"). When the question names tables, it counts only on one of them ("the age of each
+/// customer" is not read from the employees' birth dates). A stored value links a word as written
+/// ("the salary of each driver" does not link to a driver whose reference is `sala`).
 pub fn link(words: &[Word], names: &[Name], values: &[(String, String)], nearest: &mut dyn FnMut(&str) -> Vec<(String, f32)>, threshold: f32) -> Vec<Link> {
+    let by_name: Vec<Option<String>> =
+        words.iter().map(|w| names.iter().find(|n| n.tokens.iter().any(|t| matches(&w.text, t))).map(|n| n.shown.clone())).collect();
+    let named: Vec<&str> = by_name.iter().flatten().map(|s| table_of(s)).collect();
+    let on_named = |shown: &str| named.is_empty() || named.contains(&table_of(shown));
     words
         .iter()
-        .map(|w| {
-            let by_name = names.iter().find(|n| n.tokens.iter().any(|t| matches(&w.text, t))).map(|n| (n.shown.clone(), LinkedBy::Name));
+        .zip(&by_name)
+        .map(|(w, by_name)| {
             let by_attribute = || {
                 lexicon::attribute_groups(&w.text).find_map(|group| {
-                    names.iter().find(|n| n.tokens.iter().any(|t| group.iter().any(|g| spelled_alike(g, t)))).map(|n| (n.shown.clone(), LinkedBy::Attribute))
+                    names
+                        .iter()
+                        .find(|n| on_named(&n.shown) && n.tokens.iter().any(|t| group.iter().any(|g| spelled_alike(g, t))))
+                        .map(|n| (n.shown.clone(), LinkedBy::Attribute))
                 })
             };
             let by_value = || {
@@ -179,7 +253,7 @@ pub fn link(words: &[Word], names: &[Name], values: &[(String, String)], nearest
                     .find(|(_, v)| tokens_of_text(v).iter().any(|t| spelled_alike(&w.text, t)))
                     .map(|(column, _)| (column.clone(), LinkedBy::Value))
             };
-            let mut to = by_name.or_else(by_attribute).or_else(by_value);
+            let mut to = by_name.clone().map(|n| (n, LinkedBy::Name)).or_else(by_attribute).or_else(by_value);
             let mut close = Vec::new();
             if to.is_none() {
                 close = nearest(&w.text);
@@ -210,6 +284,49 @@ mod tests {
         assert_eq!(tokens("CustomerID"), ["customer", "id"]);
         assert_eq!(tokens("sales_in_billion2"), ["sales", "in", "billion"]);
         assert_eq!(tokens("HTTPStatus"), ["httpstatus"]);
+    }
+
+    #[test]
+    fn names_written_as_one_word_are_split_into_the_words_of_the_schema() {
+        let vocabulary: Vec<String> = ["airport", "city", "id", "code"].iter().map(|s| s.to_string()).collect();
+        assert_eq!(compound_parts("destairport", &vocabulary), ["dest", "airport"]);
+        assert_eq!(compound_parts("sourceairport", &vocabulary), ["source", "airport"]);
+        assert_eq!(compound_parts("stuid", &vocabulary), ["stu", "id"]);
+        let mut parts = compound_parts("airportcode", &vocabulary);
+        parts.sort();
+        assert_eq!(parts, ["airport", "code"]);
+        // a plural of a word of the schema, or a split that leaves fewer than 3 letters, is none
+        assert!(compound_parts("airports", &vocabulary).is_empty());
+        assert!(compound_parts("cityid", &vocabulary).iter().all(|p| p != "cit"));
+        assert!(compound_parts("paid", &vocabulary).is_empty());
+        assert!(compound_parts("città", &vocabulary).is_empty());
+        // in a catalog: "destination" links to the flights' destination airport
+        let catalog = crate::catalog::Catalog {
+            tables: vec![
+                crate::testing::table("airports", &[("airportcode", "text"), ("city", "text")], "airportcode"),
+                crate::testing::table("flights", &[("flightno", "integer"), ("sourceairport", "text"), ("destairport", "text")], "flightno"),
+            ],
+            foreign_keys: vec![],
+        };
+        assert_eq!(linked("How many flights have destination ATO?", &catalog), [
+            ("flights".into(), Some("flights".into())), ("destination".into(), Some("flights.destairport".into()))]);
+    }
+
+    #[test]
+    fn attributes_and_values_link_as_written_and_on_the_tables_the_question_names() {
+        let shop = bookshop();
+        // an attribute of another table than the one named is no link
+        assert_eq!(linked("What is the age of each customer?", &shop), [("age".into(), None), ("customer".into(), Some("customers".into()))]);
+        // on the table named, it is
+        assert_eq!(linked("What is the price of each book?", &shop), [("price".into(), Some("books.price".into())), ("book".into(), Some("books".into()))]);
+        // a stored value links a word as written, not a longer word it begins
+        let words = super::super::words::content_words("the salary of each customer");
+        let values = [("customers.name".to_string(), "Sala Ito".to_string())];
+        assert_eq!(link(&words, &names(&shop), &values, &mut |_| vec![], 0.5)[0].to, None);
+        let words = super::super::words::content_words("customers of Asian descent");
+        let values = [("customers.city".to_string(), "Asia".to_string())];
+        assert!(spelled_alike("asian", "asia") && !spelled_alike("charge", "char") && !spelled_alike("salary", "sala"));
+        let _ = link(&words, &names(&shop), &values, &mut |_| vec![], 0.5);
     }
 
     #[test]

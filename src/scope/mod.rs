@@ -366,6 +366,8 @@ mod tests {
             "Which employees will have worked here for 10 years?",
             "What is the most popular genre?",
             "Which students should graduate in 2020?",
+            "How can I find the orders placed from Paris?",
+            "How do we list the customers by city?",
             "Who are the nominees that were nominated at least two times?",
             "What are the names of the best 3 players?",
         ] {

@@ -11,7 +11,8 @@ use crate::lexicon;
 pub struct Word {
     /// Lower-cased, without a possessive `'s`.
     pub text: String,
-    /// A verb form (`-ed`, `-ing`) or an adverb (`-ly`): it may name a relation ("performed",
+    /// A verb form (`-ed`, `-ing`, a relation verb or an irregular past of the lexicon) or an
+    /// adverb (`-ly`): it may name a relation ("performed", "offers", "taught",
     /// "directed") that a schema spells as a table or a column, or nothing at all ("happened");
     /// a soft word that links to nothing is no evidence that data is missing.
     pub soft: bool,
@@ -43,7 +44,7 @@ pub fn content_words(question: &str) -> Vec<Word> {
         if text.chars().count() < 3 || is_function_word(&text) || out.iter().any(|w| w.text == text) {
             continue;
         }
-        let soft = text.ends_with("ed") || text.ends_with("ing") || text.ends_with("ly");
+        let soft = text.ends_with("ed") || text.ends_with("ing") || text.ends_with("ly") || lexicon::is_verb_form(&text);
         out.push(Word { text, soft });
     }
     out
@@ -132,6 +133,11 @@ mod tests {
         assert_eq!(words("What is the average customer satisfaction score?"), ["customer", "satisfaction", "score"]);
         assert_eq!(words("Which singers' songs were released after 2010?"), ["singers", "songs", "released"]);
         assert!(content_words("Which films were directed by Nolan?").iter().any(|w| w.text == "directed" && w.soft));
+        // relation verbs and irregular pasts are soft; the nouns beside them are not
+        let soft: Vec<(String, bool)> = content_words("Which department offers degrees taught in languages spoken at home?")
+            .into_iter().map(|w| (w.text, w.soft)).collect();
+        assert_eq!(soft, [("department".into(), false), ("offers".into(), true), ("degrees".into(), false), ("taught".into(), true),
+            ("languages".into(), false), ("spoken".into(), true), ("home".into(), false)]);
         // a question in another language has words of its own (its capitalised nouns read as
         // names); the decision does not judge them (`Evidence::english`)
         assert_eq!(words("Wie viele Bücher gibt es?"), ["wie", "viele", "gibt"]);
