@@ -153,13 +153,16 @@ fn last_run(client: &mut Client) -> Option<(i64, String, i64, i64, i64)> {
     Some((r.get::<_, Option<i64>>(0)?, r.get::<_, Option<String>>(1).unwrap_or_default(), r.get(2), r.get(3), r.get(4)))
 }
 
-/// The steps of a run, compactly: stage, status, detail (cut), SQL.
+/// The steps of a run, compactly: stage, status, detail (cut), SQL, and the milliseconds since the
+/// step before (what the stage cost).
 fn steps_of(client: &mut Client, run_id: i64) -> Vec<Value> {
     client
-        .query("SELECT stage, status, left(detail, 400), sql FROM nl2sql.steps WHERE run_id = $1 ORDER BY step", &[&run_id])
+        .query("SELECT stage, status, left(detail, 400), sql, round(elapsed_ms)::bigint FROM nl2sql.steps WHERE run_id = $1 ORDER BY step", &[&run_id])
         .map(|rs| {
             rs.iter()
-                .map(|r| json!([r.get::<_, String>(0), r.get::<_, String>(1), r.get::<_, String>(2), r.get::<_, Option<String>>(3)]))
+                .map(|r| {
+                    json!([r.get::<_, String>(0), r.get::<_, String>(1), r.get::<_, String>(2), r.get::<_, Option<String>>(3), r.get::<_, Option<i64>>(4)])
+                })
                 .collect()
         })
         .unwrap_or_default()
