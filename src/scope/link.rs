@@ -233,7 +233,12 @@ fn abbreviates(short: &str, long: &str) -> bool {
 pub fn link(words: &[Word], names: &[Name], values: &[(String, String)], nearest: &mut dyn FnMut(&str) -> Vec<(String, f32)>, threshold: f32) -> Vec<Link> {
     let by_name: Vec<Option<String>> =
         words.iter().map(|w| names.iter().find(|n| n.tokens.iter().any(|t| matches(&w.text, t))).map(|n| n.shown.clone())).collect();
-    let named: Vec<&str> = by_name.iter().flatten().map(|s| table_of(s)).collect();
+    // every table a word of the question names, not only the first name each word links to
+    // ("product" names `products` as well as `product_suppliers`)
+    let named: Vec<&str> = words
+        .iter()
+        .flat_map(|w| names.iter().filter(|n| n.tokens.iter().any(|t| matches(&w.text, t))).map(|n| table_of(&n.shown)))
+        .collect();
     let on_named = |shown: &str| named.is_empty() || named.contains(&table_of(shown));
     words
         .iter()
@@ -319,6 +324,9 @@ mod tests {
         assert_eq!(linked("What is the age of each customer?", &shop), [("age".into(), None), ("customer".into(), Some("customers".into()))]);
         // on the table named, it is
         assert_eq!(linked("What is the price of each book?", &shop), [("price".into(), Some("books.price".into())), ("book".into(), Some("books".into()))]);
+        // a word names every table whose name it matches, not only the first ("author" names
+        // `authors` and, through `author_id`, `books`)
+        assert_eq!(linked("What is the most expensive author?", &shop)[0], ("expensive".into(), Some("books.price".into())));
         // a stored value links a word as written, not a longer word it begins
         let words = super::super::words::content_words("the salary of each customer");
         let values = [("customers.name".to_string(), "Sala Ito".to_string())];
