@@ -27,6 +27,10 @@ for t in "${targets[@]}"; do
     out="$NL2SQL_WORK/fuzz-$t.log"
     mkdir -p "$NL2SQL_WORK"
     if ! cargo fuzz run -s none -O "$t" "corpus/$t" -- -runs="$runs" -max_len=512 -timeout=10 -print_final_stats=1 >"$out" 2>&1; then
+        if grep -q "libFuzzer: run interrupted" "$out"; then
+            grep -E "^stat::number_of_executed_units" "$out" >&2 || true
+            die "fuzz target $t was interrupted before $runs executions, without a crash (log: $out)"
+        fi
         grep -E "panicked|SUMMARY|Test unit written" "$out" >&2 || tail -20 "$out" >&2
         die "fuzz target $t crashed: its input is under fuzz/artifacts/$t/ (log: $out)"
     fi
