@@ -391,15 +391,12 @@ pub const IRREGULAR_PAST: &[&str] = &[
 
 /// Is `word` (lower-case) a form of a relation verb or an irregular past?
 pub fn is_verb_form(word: &str) -> bool {
-    if IRREGULAR_PAST.contains(&word) || RELATION_VERBS.contains(&word) {
-        return true;
-    }
-    let third_person = |base: &str| {
-        word == format!("{base}s")
-            || word == format!("{base}es")
-            || base.strip_suffix('y').is_some_and(|stem| word == format!("{stem}ies"))
-    };
-    RELATION_VERBS.iter().any(|v| third_person(v))
+    let verb = |base: &str| RELATION_VERBS.contains(&base);
+    IRREGULAR_PAST.contains(&word)
+        || verb(word)
+        || word.strip_suffix('s').is_some_and(verb)
+        || word.strip_suffix("es").is_some_and(verb)
+        || word.strip_suffix("ies").is_some_and(|stem| RELATION_VERBS.iter().any(|v| v.strip_suffix('y') == Some(stem)))
 }
 
 /// The parts identifiers are commonly built with, after or before a word: `stuid`, `airportcode`,

@@ -309,20 +309,22 @@ pub fn parse_sql_answer(content: &str) -> Result<String, String> {
             bare.to_string()
         }
     };
-    let sql = strip_code_fences(&sql).trim().trim_end_matches(';').trim().to_string();
-    match check_query(&sql) {
+    let sql = bare_sql(&sql);
+    match check_query(sql) {
         Ok(q) => Ok(q.to_sql()),
         Err(refusal) => Err(format!("not a usable query: {refusal}")),
     }
 }
 
+/// A query as the model wrote it, without code fences, surrounding blanks or a final `;`.
+fn bare_sql(s: &str) -> &str {
+    strip_code_fences(s).trim().trim_end_matches(';').trim()
+}
+
 /// The first string in a JSON value (depth first, in order) that the gate accepts as a query.
 fn first_query(v: &Value) -> Option<String> {
     match v {
-        Value::String(s) => {
-            let s = strip_code_fences(s).trim().trim_end_matches(';').trim();
-            check_query(s).is_ok().then(|| s.to_string())
-        }
+        Value::String(s) => check_query(bare_sql(s)).is_ok().then(|| s.clone()),
         Value::Array(items) => items.iter().find_map(first_query),
         Value::Object(fields) => fields.values().find_map(first_query),
         _ => None,

@@ -7,6 +7,8 @@
 //! word ("expensive" → a `price` column, "born" → `birth_date`); by a stored value the value index
 //! matched; and, failing those, by meaning: the nearest name by embedding, when close enough.
 
+use std::collections::BTreeSet;
+
 use crate::catalog::Catalog;
 use crate::lexicon;
 
@@ -76,38 +78,26 @@ pub fn names(catalog: &Catalog) -> Vec<Name> {
 
 /// The words a schema's names are made of: every token of at least 4 letters (singular), and the
 /// lexicon's identifier parts (`id`, `code`, `no`, …).
-fn vocabulary(names: &[Name]) -> Vec<String> {
-    let mut words: Vec<String> = lexicon::IDENTIFIER_PARTS.iter().map(|w| w.to_string()).collect();
-    for n in names {
-        for t in &n.tokens {
-            let s = singular(t);
-            if s.len() >= 4 && !words.contains(&s) {
-                words.push(s);
-            }
-        }
-    }
+fn vocabulary(names: &[Name]) -> BTreeSet<String> {
+    let mut words: BTreeSet<String> = lexicon::IDENTIFIER_PARTS.iter().map(|w| w.to_string()).collect();
+    words.extend(names.iter().flat_map(|n| n.tokens.iter().map(|t| singular(t))).filter(|s| s.len() >= 4));
     words
 }
 
 /// The parts of a token that joins a word of `vocabulary` to at least 3 more letters, at its end
 /// (`destairport`: `dest`, `airport`; `stuid`: `stu`, `id`) or at its start (`airportcode`:
-/// `airport`, `code`).
-pub fn compound_parts(token: &str, vocabulary: &[String]) -> Vec<String> {
-    let mut out = Vec::new();
+/// `airport`, `code`). Each split point is looked up once, so the cost is the token's length,
+/// not the vocabulary's size.
+pub fn compound_parts(token: &str, vocabulary: &BTreeSet<String>) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
     if !token.is_ascii() {
         return out;
     }
-    for v in vocabulary {
-        if v.len() >= token.len() {
-            continue;
-        }
-        let rest = if let Some(head) = token.strip_suffix(v.as_str()) {
-            Some(head)
-        } else {
-            token.strip_prefix(v.as_str())
-        };
-        if let Some(rest) = rest.filter(|r| r.len() >= 3) {
-            for p in [rest, v.as_str()] {
+    for i in 1..token.len() {
+        let (head, tail) = token.split_at(i);
+        let splits = (vocabulary.contains(tail) && head.len() >= 3) || (vocabulary.contains(head) && tail.len() >= 3);
+        if splits {
+            for p in [head, tail] {
                 if !out.iter().any(|o| o == p) {
                     out.push(p.to_string());
                 }
@@ -231,19 +221,15 @@ fn abbreviates(short: &str, long: &str) -> bool {
 /// customer" is not read from the employees' birth dates). A stored value links a word as written
 /// ("the salary of each driver" does not link to a driver whose reference is `sala`).
 pub fn link(words: &[Word], names: &[Name], values: &[(String, String)], nearest: &mut dyn FnMut(&str) -> Vec<(String, f32)>, threshold: f32) -> Vec<Link> {
-    let by_name: Vec<Option<String>> =
-        words.iter().map(|w| names.iter().find(|n| n.tokens.iter().any(|t| matches(&w.text, t))).map(|n| n.shown.clone())).collect();
-    // every table a word of the question names, not only the first name each word links to
-    // ("product" names `products` as well as `product_suppliers`)
-    let named: Vec<&str> = words
-        .iter()
-        .flat_map(|w| names.iter().filter(|n| n.tokens.iter().any(|t| matches(&w.text, t))).map(|n| table_of(&n.shown)))
-        .collect();
-    let on_named = |shown: &str| named.is_empty() || named.contains(&table_of(shown));
+    // every name each word matches: the first is its link; their tables are the tables the
+    // question names, all of them ("product" names `products` as well as `product_suppliers`)
+    let matched: Vec<Vec<&Name>> = words.iter().map(|w| names.iter().filter(|n| n.tokens.iter().any(|t| matches(&w.text, t))).collect()).collect();
+    let named: BTreeSet<&str> = matched.iter().flatten().map(|n| table_of(&n.shown)).collect();
+    let on_named = |shown: &str| named.is_empty() || named.contains(table_of(shown));
     words
         .iter()
-        .zip(&by_name)
-        .map(|(w, by_name)| {
+        .zip(&matched)
+        .map(|(w, matched)| {
             let by_attribute = || {
                 lexicon::attribute_groups(&w.text).find_map(|group| {
                     names
@@ -258,7 +244,7 @@ pub fn link(words: &[Word], names: &[Name], values: &[(String, String)], nearest
                     .find(|(_, v)| tokens_of_text(v).iter().any(|t| spelled_alike(&w.text, t)))
                     .map(|(column, _)| (column.clone(), LinkedBy::Value))
             };
-            let mut to = by_name.clone().map(|n| (n, LinkedBy::Name)).or_else(by_attribute).or_else(by_value);
+            let mut to = matched.first().map(|n| (n.shown.clone(), LinkedBy::Name)).or_else(by_attribute).or_else(by_value);
             let mut close = Vec::new();
             if to.is_none() {
                 close = nearest(&w.text);
@@ -293,7 +279,7 @@ mod tests {
 
     #[test]
     fn names_written_as_one_word_are_split_into_the_words_of_the_schema() {
-        let vocabulary: Vec<String> = ["airport", "city", "id", "code"].iter().map(|s| s.to_string()).collect();
+        let vocabulary: BTreeSet<String> = ["airport", "city", "id", "code"].iter().map(|s| s.to_string()).collect();
         assert_eq!(compound_parts("destairport", &vocabulary), ["dest", "airport"]);
         assert_eq!(compound_parts("sourceairport", &vocabulary), ["source", "airport"]);
         assert_eq!(compound_parts("stuid", &vocabulary), ["stu", "id"]);
@@ -331,10 +317,10 @@ mod tests {
         let words = super::super::words::content_words("the salary of each customer");
         let values = [("customers.name".to_string(), "Sala Ito".to_string())];
         assert_eq!(link(&words, &names(&shop), &values, &mut |_| vec![], 0.5)[0].to, None);
-        let words = super::super::words::content_words("customers of Asian descent");
+        let words = super::super::words::content_words("customers of asian descent");
         let values = [("customers.city".to_string(), "Asia".to_string())];
+        assert_eq!(link(&words, &names(&shop), &values, &mut |_| vec![], 0.5)[1].to, Some(("customers.city".into(), LinkedBy::Value)));
         assert!(spelled_alike("asian", "asia") && !spelled_alike("charge", "char") && !spelled_alike("salary", "sala"));
-        let _ = link(&words, &names(&shop), &values, &mut |_| vec![], 0.5);
     }
 
     #[test]
