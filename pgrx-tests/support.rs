@@ -139,8 +139,10 @@ fn faulty_llm(fault: Fault) -> String {
 /// The SQLSTATE and message of the error `expr` raises (an SQL expression), caught in a
 /// subtransaction so the test's transaction goes on; `None` if it raises nothing.
 fn error_of(expr: &str) -> Option<String> {
+    // one function per role: a role cannot replace another role's function
+    let name = format!("error_of_{}", Spi::get_one::<i64>("SELECT oid::int8 FROM pg_roles WHERE rolname = current_user").unwrap().unwrap());
     exec(&format!(
-        "CREATE OR REPLACE FUNCTION pg_temp.error_of() RETURNS text LANGUAGE plpgsql AS $f$
+        "CREATE OR REPLACE FUNCTION pg_temp.{name}() RETURNS text LANGUAGE plpgsql AS $f$
          BEGIN
              PERFORM {expr};
              RETURN NULL;
@@ -148,5 +150,5 @@ fn error_of(expr: &str) -> Option<String> {
              RETURN SQLSTATE || ': ' || SQLERRM;
          END $f$"
     ));
-    Spi::get_one::<String>("SELECT pg_temp.error_of()").unwrap()
+    Spi::get_one::<String>(&format!("SELECT pg_temp.{name}()")).unwrap()
 }

@@ -134,8 +134,9 @@ CREATE TABLE nl2sql.feedback (
 );
 REVOKE ALL ON nl2sql.feedback FROM PUBLIC;
 
--- Verified question/SQL pairs, for few-shot prompts (retrieved by embedding similarity of the question
--- with schema words masked).
+-- Verified question/SQL pairs (nl2sql_teach, nl2sql_feedback): every generation is shown the nearest
+-- (by embedding similarity of the questions with schema words masked) whose SQL reads tables the caller
+-- may SELECT. run_id is the run nl2sql_feedback confirmed, NULL for a pair taught directly.
 CREATE TABLE nl2sql.examples (
     example_id bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
     question   text NOT NULL,
@@ -147,6 +148,21 @@ CREATE TABLE nl2sql.examples (
 );
 CREATE INDEX examples_embedding ON nl2sql.examples USING hnsw (embedding vector_cosine_ops);
 REVOKE ALL ON nl2sql.examples FROM PUBLIC;
+
+-- The glossary: business terms and what they mean in this database ("active customer": "ordered in
+-- the last 90 days"), with the SQL expression a term stands for when it is one. Every generation is
+-- shown the terms its question mentions, unless a term's SQL names a table the caller cannot read.
+-- Written by nl2sql_define and nl2sql_undefine (the curating role: UPDATE on nl2sql.experts), read
+-- with the extension owner's privileges; nl2sql_glossary() lists it.
+CREATE TABLE nl2sql.glossary (
+    term       text PRIMARY KEY CHECK (term <> '' AND term = lower(term)),
+    meaning    text NOT NULL CHECK (meaning <> ''),
+    sql        text,
+    added_by   name NOT NULL,
+    added_at   timestamptz NOT NULL DEFAULT now()
+);
+COMMENT ON TABLE nl2sql.glossary IS 'nl2sql: business terms, their meaning in this database and their SQL; shown to every generation whose question mentions them';
+REVOKE ALL ON nl2sql.glossary FROM PUBLIC;
 
 -- Embeddings of the words of schema names ("head born state" for head.born_state), by embedding model:
 -- computed the first time a question needs them (the scope stage compares a question's words with the
@@ -165,3 +181,4 @@ REVOKE ALL ON nl2sql.name_embeddings FROM PUBLIC;
 SELECT pg_catalog.pg_extension_config_dump('nl2sql.experts', '');
 SELECT pg_catalog.pg_extension_config_dump('nl2sql.feedback', '');
 SELECT pg_catalog.pg_extension_config_dump('nl2sql.examples', '');
+SELECT pg_catalog.pg_extension_config_dump('nl2sql.glossary', '');

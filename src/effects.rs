@@ -7,7 +7,7 @@
 //!
 //! The database is layered by what a caller needs: [`Executor`] runs read-only SQL safely,
 //! [`Instances`] adds the separating-instance workspace, [`Database`] adds the catalog, the value
-//! index, the experts' weights and the verified examples.
+//! index, the experts' weights, the verified examples and the glossary.
 
 use std::collections::BTreeMap;
 
@@ -15,6 +15,7 @@ use sqlparser::ast::ObjectName;
 
 use crate::catalog::{Catalog, RelName};
 use crate::error::Result;
+use crate::ground::taught::{Example, Term};
 use crate::ground::values::ValueMatch;
 use crate::llm::{ChatReply, ChatRequest, Embeddings, LlmError};
 use crate::result::Outcome;
@@ -75,8 +76,16 @@ pub trait Database: Instances {
     /// The experts' weights (an expert not recorded yet weighs 1).
     fn expert_weights(&mut self) -> Result<BTreeMap<String, f64>>;
 
-    /// Verified (question, SQL) examples nearest to an embedding of a masked question, best first.
-    fn nearest_examples(&mut self, embedding: &[f32], limit: usize) -> Result<Vec<(String, String)>>;
+    /// How many verified examples are stored (with none, no embedding is computed to search them).
+    fn example_count(&mut self) -> Result<usize>;
+
+    /// Verified question/SQL examples nearest to an embedding of a masked question, nearest first,
+    /// unfiltered: [`crate::ground::taught::select`] keeps those the caller may see.
+    fn nearest_examples(&mut self, embedding: &[f32], limit: usize) -> Result<Vec<Example>>;
+
+    /// The glossary: every term, unfiltered ([`crate::ground::taught::select`] keeps those the
+    /// question mentions and the caller may see).
+    fn glossary(&mut self) -> Result<Vec<Term>>;
 
     /// Embeddings of short texts (the words of schema names) stored earlier by `model`, by text;
     /// a text not stored is absent.

@@ -25,6 +25,8 @@ pub struct Settings {
     pub instance_time_ms: u64,
     /// Refuse questions the database cannot answer (`nl2sql.refuse`).
     pub refuse: bool,
+    /// Verified examples each generation is shown, at most (`nl2sql.examples`; 0: none).
+    pub examples: usize,
 }
 
 impl Default for Settings {
@@ -42,6 +44,7 @@ impl Default for Settings {
             select_max_pairs: 6,
             instance_time_ms: 3_000,
             refuse: true,
+            examples: 3,
         }
     }
 }
@@ -157,6 +160,9 @@ pub struct AskOptions {
     pub confirm: bool,
     /// A question the database cannot answer gets no SQL and ends `unanswerable` (`scope`).
     pub refuse: bool,
+    /// Verified examples (the nearest, on tables the caller can see) and the glossary entries the
+    /// question mentions go into every generation; at most this many examples (0: neither).
+    pub examples: usize,
     /// Two-round generation: a draft, its schema linked and closed over foreign keys, then the
     /// final generation on that pruned schema.
     pub two_round: bool,
@@ -171,7 +177,7 @@ pub struct AskOptions {
 
 const ASK_KEYS: &[&str] = &[
     "llm_model", "max_probes", "max_repairs", "probe_rows", "schema_token_budget", "temperature", "seed", "probe",
-    "probe_gate", "verify", "fix", "repair", "refine", "confirm", "refuse", "values", "value_keywords", "two_round", "generators", "samples", "select", "max_rows",
+    "probe_gate", "verify", "fix", "repair", "refine", "confirm", "refuse", "examples", "values", "value_keywords", "two_round", "generators", "samples", "select", "max_rows",
 ];
 
 const GENERATORS_WANTED: &str = "a non-empty array of \"direct\", \"skeleton\", \"decompose\", \"few_shot\"";
@@ -200,6 +206,7 @@ impl AskOptions {
             refine: r.flag("refine", true)?,
             confirm: r.flag("confirm", true)?,
             refuse: r.flag("refuse", s.refuse)?,
+            examples: r.count("examples", s.examples, 0, 10)?,
             two_round: r.flag("two_round", false)?,
             generators: match r.obj.get("generators") {
                 None => vec![Generator::Decompose],
@@ -239,6 +246,7 @@ impl AskOptions {
             "refine": self.refine && self.verify,
             "confirm": self.confirm && self.verify && self.single_generation(),
             "refuse": self.refuse,
+            "examples": self.examples,
             "value_keywords": self.values && self.value_keywords,
             "two_round": self.two_round,
             "generators": self.generators.iter().map(|g| g.name()).collect::<Vec<_>>(),

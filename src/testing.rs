@@ -12,6 +12,7 @@ use sqlparser::ast::{Ident, ObjectName};
 use crate::catalog::{Catalog, Column, ForeignKey, RelKind, RelName, Table};
 use crate::effects::{Database, Executor, Instances, Model, ValueSearch};
 use crate::error::{Error, Result};
+use crate::ground::taught::{Example, Term};
 use crate::ground::values::ValueMatch;
 use crate::llm::{ChatReply, ChatRequest, Embeddings, LlmError, Usage};
 use crate::result::{ColumnInfo, ExecFailure, Outcome, ResultSet};
@@ -125,10 +126,11 @@ pub struct ScriptedDb {
     pub indexed: bool,
     pub value_matches: Vec<ValueMatch>,
     pub weights: BTreeMap<String, f64>,
-    pub examples: Vec<(String, String)>,
+    pub examples: Vec<Example>,
+    pub glossary: Vec<Term>,
     /// Reports the instance workspace gives, one per call (the last repeats).
     pub instances: VecDeque<std::result::Result<Report, String>>,
-    /// Effects that fail: "catalog", "indexed", "values", "weights", "examples", "embeddings",
+    /// Effects that fail: "catalog", "indexed", "values", "weights", "examples", "glossary", "embeddings",
     /// "store_embeddings".
     pub failing: Vec<&'static str>,
     /// Stored embeddings, by (model, text).
@@ -233,9 +235,19 @@ impl Database for ScriptedDb {
         Ok(self.weights.clone())
     }
 
-    fn nearest_examples(&mut self, _embedding: &[f32], limit: usize) -> Result<Vec<(String, String)>> {
+    fn example_count(&mut self) -> Result<usize> {
+        self.fail("examples")?;
+        Ok(self.examples.len())
+    }
+
+    fn nearest_examples(&mut self, _embedding: &[f32], limit: usize) -> Result<Vec<Example>> {
         self.fail("examples")?;
         Ok(self.examples.iter().take(limit).cloned().collect())
+    }
+
+    fn glossary(&mut self) -> Result<Vec<Term>> {
+        self.fail("glossary")?;
+        Ok(self.glossary.clone())
     }
 
     fn stored_embeddings(&mut self, texts: &[String], model: &str) -> Result<BTreeMap<String, Vec<f32>>> {

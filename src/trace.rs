@@ -19,6 +19,8 @@ pub enum Stage {
     Constraints,
     /// Whether the database can answer the question at all.
     Scope,
+    /// The verified examples and glossary entries shown to generation (`ground::taught`).
+    Taught,
     Probe,
     Draft,
     Link,
@@ -81,6 +83,7 @@ impl Stage {
             Stage::Values => "values",
             Stage::Constraints => "constraints",
             Stage::Scope => "scope",
+            Stage::Taught => "taught",
             Stage::Probe => "probe",
             Stage::Draft => "draft",
             Stage::Link => "link",

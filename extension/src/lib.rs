@@ -52,6 +52,7 @@ mod tests {
     include!("../../pgrx-tests/ask.rs");
     include!("../../pgrx-tests/select.rs");
     include!("../../pgrx-tests/values.rs");
+    include!("../../pgrx-tests/learn.rs");
 }
 
 /// Required by `cargo pgrx test`.

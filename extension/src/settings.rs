@@ -53,6 +53,7 @@ pub static SELECT_MAX_PAIRS: GucSetting<i32> = GucSetting::<i32>::new(6);
 pub static INSTANCE_TIME_MS: GucSetting<i32> = GucSetting::<i32>::new(3_000);
 pub static VALUE_INDEX_MAX_VALUES: GucSetting<i32> = GucSetting::<i32>::new(1000);
 pub static REFUSE: GucSetting<bool> = GucSetting::<bool>::new(true);
+pub static EXAMPLES: GucSetting<i32> = GucSetting::<i32>::new(3);
 
 pub fn init() {
     GucRegistry::define_string_guc(
@@ -192,6 +193,16 @@ pub fn init() {
         GucFlags::default(),
     );
     GucRegistry::define_int_guc(
+        c"nl2sql.examples",
+        c"Most verified examples (nl2sql_teach, nl2sql_feedback) each generation is shown, nearest to the question first.",
+        c"Only examples whose SQL reads tables the caller may SELECT; glossary terms the question mentions come with them. 0 turns both off.",
+        &EXAMPLES,
+        0,
+        10,
+        GucContext::Userset,
+        GucFlags::default(),
+    );
+    GucRegistry::define_int_guc(
         c"nl2sql.max_repairs",
         c"Most repairs of a generated SQL that fails verification (0 turns repair off).",
         c"",
@@ -320,6 +331,7 @@ pub fn defaults() -> nl2sql_core::options::Settings {
         select_max_pairs: count(SELECT_MAX_PAIRS.get()),
         instance_time_ms: INSTANCE_TIME_MS.get().max(1) as u64,
         refuse: REFUSE.get(),
+        examples: count(EXAMPLES.get()),
     }
 }
 

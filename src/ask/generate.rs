@@ -11,11 +11,12 @@ use super::pipeline::{sample_values, Ask, FORMAT_ATTEMPTS};
 use super::probe::{observation, parse_step, step_schema, to_ground, ProbeBudget, StopReason};
 use super::prompts::{self, sql_schema, Generator};
 use super::repair::schema_hints;
-use crate::catalog::{Catalog, RelName};
+use crate::catalog::RelName;
 use crate::context;
 use crate::effects::{Database, Model};
 use crate::error::{Error, Kind, Result};
 use crate::ground::link::{self, Linked};
+use crate::ground::taught::{self, Example, TaughtLimits};
 use crate::llm::json::extract_json;
 use crate::llm::{ChatRequest, Message};
 use crate::options::{SelectOptions, Settings, Settle};
@@ -25,7 +26,7 @@ use crate::select::answer::Answer;
 use crate::select::candidates::{run_candidate, Ran};
 use crate::select::choose::{duel_reason, play, Question};
 use crate::select::cluster::cluster;
-use crate::select::{experts, rewrite, tournament, verified};
+use crate::select::{experts, tournament, verified};
 use crate::sql::{check_query, limit::impose_limit};
 use crate::trace::{Stage, Status};
 
@@ -34,6 +35,10 @@ const SAMPLE_TEMPERATURE: f32 = 0.7;
 
 /// Verified examples shown to the few-shot generator.
 const FEW_SHOT_EXAMPLES: usize = 3;
+
+/// Stored examples read per question, nearest first, before those the caller cannot see are
+/// dropped.
+const NEAREST_EXAMPLES: usize = 20;
 
 fn no_usable_sql(message: String) -> Error {
     Error::new(Kind::Model, message).with_hint("Try a larger model (options {\"llm_model\": ...}) or rephrase the question.")
@@ -218,10 +223,57 @@ impl<D: Database + ?Sized, M: Model + ?Sized> Ask<'_, '_, D, M> {
     /// question with its schema words masked, keeping only examples whose SQL reads only tables
     /// the caller can see.
     fn few_shot_examples(&mut self, k: usize) -> Result<Vec<(String, String)>> {
+        let found = self.nearest_examples()?;
+        let shown = taught::select(found, &[], self.question.text, &self.catalog, TaughtLimits { max_distance: f64::INFINITY, ..TaughtLimits::new(k) });
+        Ok(shown.examples.into_iter().map(|e| (e.question, e.sql)).collect())
+    }
+
+    /// The stored examples nearest to the question (its schema words masked), unfiltered; none
+    /// without computing an embedding when nothing is stored.
+    pub(super) fn nearest_examples(&mut self) -> Result<Vec<Example>> {
+        if self.db.example_count()? == 0 {
+            return Ok(Vec::new());
+        }
         let masked = context::mask_schema_words(self.question.text, &self.catalog);
         let vector = self.model.embed(&[masked])?.vectors.pop().unwrap_or_default();
-        let found = self.db.nearest_examples(&vector, 20)?;
-        Ok(found.into_iter().filter(|(_, sql)| reads_only_visible_tables(sql, &self.catalog)).take(k).collect())
+        self.db.nearest_examples(&vector, NEAREST_EXAMPLES)
+    }
+
+    /// The `taught` stage: the verified examples nearest to the question and the glossary entries
+    /// it mentions, on tables the caller can see, join the grounding every prompt shows. A store
+    /// that cannot be read is recorded and the run goes on without it. With nothing taught (or
+    /// the option `examples` at 0) the stage leaves no step.
+    pub(super) fn taught(&mut self) -> Result<()> {
+        if self.opts.examples == 0 {
+            return Ok(());
+        }
+        let glossary = match self.db.glossary() {
+            Ok(g) => g,
+            Err(e) => {
+                self.trace.step(Stage::Taught, Status::Error, format!("the glossary could not be read: {e}"), None, Value::Null)?;
+                Vec::new()
+            }
+        };
+        let found = match self.nearest_examples() {
+            Ok(f) => f,
+            Err(e) => {
+                self.trace.step(Stage::Taught, Status::Error, format!("the verified examples could not be searched: {e}"), None, Value::Null)?;
+                Vec::new()
+            }
+        };
+        if glossary.is_empty() && found.is_empty() {
+            return Ok(());
+        }
+        let nearest: Vec<Value> = found.iter().take(5).map(|e| json!({"id": e.id, "distance": e.distance})).collect();
+        let shown = taught::select(found, &glossary, self.question.text, &self.catalog, TaughtLimits::new(self.opts.examples));
+        let data = json!({"examples": shown.examples, "terms": shown.terms, "nearest": nearest});
+        if shown.is_empty() {
+            self.trace.step(Stage::Taught, Status::Skipped, "no verified example near the question and no glossary term it mentions, on tables you can read", None, data)?;
+        } else {
+            self.trace.step(Stage::Taught, Status::Ok, format!("shown: {}", shown.describe()), None, data)?;
+        }
+        self.grounding.taught = shown;
+        Ok(())
     }
 
     /// N-version generation: each generator (and each further sample of it) writes a candidate;
@@ -391,11 +443,3 @@ impl<D: Database + ?Sized, M: Model + ?Sized> Ask<'_, '_, D, M> {
     }
 }
 
-/// Whether every table `sql` reads is one the caller can see.
-fn reads_only_visible_tables(sql: &str, catalog: &Catalog) -> bool {
-    check_query(sql).is_ok_and(|c| {
-        let rels = rewrite::base_relations(&c.query);
-        let linked = link::referenced(&c.query, catalog);
-        !rels.is_empty() && linked.tables.len() == rels.len()
-    })
-}

@@ -1,4 +1,5 @@
-//! The ask pipeline, end to end: question → schema context → values → constraints → probes →
+//! The ask pipeline, end to end: question → schema context → values → constraints → scope →
+//! what was taught (verified examples, glossary) → probes →
 //! (link) → candidate SQL → verdicts → repair → refinement → chosen SQL, every step recorded.
 //!
 //! It decides everything over the two interfaces of [`crate::effects`]: the database (the safe
@@ -317,6 +318,7 @@ impl<D: Database + ?Sized, M: Model + ?Sized> Ask<'_, '_, D, M> {
         if let Some((kind, reason)) = self.scope()? {
             return self.refuse(kind, reason);
         }
+        self.taught()?;
         self.probe_loop()?;
         if self.opts.two_round {
             self.link_round()?;

@@ -12,6 +12,7 @@ use super::prompts::{EXAMPLE_VALUE, EXAMPLE_WORDS};
 use crate::catalog::Catalog;
 use crate::checks::calls_aggregate;
 use crate::result::Outcome;
+use crate::ground::taught::Taught;
 
 /// The JSON schema of one probe step.
 pub fn step_schema() -> Value {
@@ -116,6 +117,9 @@ pub struct Grounding {
     /// Constants (lower case) that a probe compared with and found rows for: the data holds them
     /// as the probe wrote them, so the question's words they spell are grounded.
     pub confirmed: BTreeSet<String>,
+    /// The verified examples and glossary entries this question is shown (`ground::taught`).
+    #[serde(skip_serializing_if = "Taught::is_empty")]
+    pub taught: Taught,
 }
 
 impl Grounding {

@@ -24,7 +24,9 @@ pub fn system(schema: &str) -> Message {
 }
 
 fn question_block(question: &str, evidence: Option<&str>, grounding: &Grounding) -> String {
-    let mut out = format!("Question: {question}");
+    let taught = grounding.taught.to_prompt();
+    let mut out = if taught.is_empty() { String::new() } else { format!("{taught}\n\n") };
+    out.push_str(&format!("Question: {question}"));
     if let Some(e) = evidence.filter(|e| !e.trim().is_empty()) {
         out.push_str(&format!("\nEvidence (follow it): {e}"));
     }

@@ -9,6 +9,7 @@ use serde_json::{json, Value};
 
 use super::{ask, Explanation, Question};
 use crate::error::Result;
+use crate::ground::taught::{Example, Term};
 use crate::ground::values::ValueMatch;
 use crate::options::{AskOptions, Settings};
 use crate::select::answer::{Answer, RowSemantics};
@@ -568,10 +569,7 @@ fn a_failed_generator_is_a_step_and_all_failing_is_the_error() {
 fn few_shot_uses_examples_on_visible_tables_and_says_when_it_cannot() {
     let options = json!({"probe": false, "verify": false, "generators": ["direct", "few_shot"]});
     let mut db = split_db();
-    db.examples = vec![
-        ("How many secrets?".into(), "SELECT count(*) FROM vault".into()),
-        ("How many authors?".into(), "SELECT count(*) FROM authors".into()),
-    ];
+    db.examples = vec![example(1, "How many secrets?", "SELECT count(*) FROM vault", 0.1), example(2, "How many authors?", "SELECT count(*) FROM authors", 0.2)];
     let mut model = ScriptedModel::new(vec![sql_reply(CHEAPEST)]);
     let e = run(&mut db, &mut model, "Which author wrote the cheapest book?", options.clone()).unwrap();
     let few = e.steps.iter().filter(|s| s.stage == Stage::Generate).nth(1).unwrap();
@@ -581,11 +579,73 @@ fn few_shot_uses_examples_on_visible_tables_and_says_when_it_cannot() {
     // no example; the examples cannot be read; the embedding model is down
     for (failing, embed_fails, status) in [(None, false, "skipped"), (Some("examples"), false, "error"), (None, true, "error")] {
         let mut db = split_db();
+        if embed_fails {
+            db.examples = vec![example(2, "How many authors?", "SELECT count(*) FROM authors", 0.2)];
+        }
         db.failing = failing.into_iter().collect();
         let mut model = ScriptedModel::new(vec![sql_reply(CHEAPEST)]);
         model.embed_fails = embed_fails;
         let e = run(&mut db, &mut model, "Which author wrote the cheapest book?", options.clone()).unwrap();
         assert_eq!(steps_of(&e, Stage::Generate), [status, "ok"]);
+    }
+}
+
+fn example(id: i64, question: &str, sql: &str, distance: f64) -> Example {
+    Example { id, question: question.into(), sql: sql.into(), distance }
+}
+
+#[test]
+fn every_generation_is_shown_the_nearest_visible_examples_and_the_glossary_terms_asked_about() {
+    let mut db = split_db();
+    db.examples = vec![
+        example(7, "Which author wrote the most expensive book?", "SELECT a.name FROM authors AS a JOIN books AS b ON b.author_id = a.author_id ORDER BY b.price DESC LIMIT 1", 0.05),
+        example(8, "How many secrets are kept?", "SELECT count(*) FROM vault", 0.01),
+        example(9, "What is the weather like?", "SELECT count(*) FROM books", 0.95),
+    ];
+    db.glossary = vec![
+        Term { term: "cheap book".into(), meaning: "a book under 10".into(), sql: Some("books.price < 10".into()) },
+        Term { term: "secret".into(), meaning: "a vault entry".into(), sql: Some("vault.code".into()) },
+        Term { term: "bestseller".into(), meaning: "sold over 1000 copies".into(), sql: None },
+    ];
+    let question = "Which author wrote the cheapest book? Any secret?";
+    let mut model = ScriptedModel::new(vec![sql_reply(CHEAPEST)]);
+    let e = run(&mut db, &mut model, question, json!({"probe": false, "verify": false, "refuse": false})).unwrap();
+    let step = e.steps.iter().find(|s| s.stage == Stage::Taught).unwrap();
+    assert_eq!(step.status, Status::Ok);
+    assert_eq!(step.detail, "shown: 1 verified example (#7 \"Which author wrote the most expensive book?\")");
+    let prompt = model.requests[0].messages.last().unwrap().content.clone();
+    assert!(prompt.contains("SQL: SELECT a.name FROM authors AS a JOIN books AS b ON b.author_id = a.author_id ORDER BY b.price DESC LIMIT 1"), "{prompt}");
+    // a table the caller cannot see, an example about something else, a term the question does not name
+    for hidden in ["vault", "weather", "bestseller", "a book under 10"] {
+        assert!(!prompt.contains(hidden), "{hidden} in {prompt}");
+    }
+    assert!(prompt.find("Verified questions").unwrap() < prompt.find("Question: Which author").unwrap(), "{prompt}");
+
+    // a term the question names is shown with its SQL
+    let mut model = ScriptedModel::new(vec![sql_reply(CHEAPEST)]);
+    let e = run(&mut db, &mut model, "Which author wrote a cheap book?", json!({"probe": false, "verify": false, "refuse": false})).unwrap();
+    let step = e.steps.iter().find(|s| s.stage == Stage::Taught).unwrap();
+    assert!(step.detail.ends_with("glossary: \"cheap book\""), "{}", step.detail);
+    assert!(model.requests[0].messages.last().unwrap().content.contains("- cheap book: a book under 10 (in SQL: books.price < 10)"));
+
+    // off: nothing shown, nothing searched
+    let mut model = ScriptedModel::new(vec![sql_reply(CHEAPEST)]);
+    let e = run(&mut db, &mut model, question, json!({"probe": false, "verify": false, "refuse": false, "examples": 0})).unwrap();
+    assert!(steps_of(&e, Stage::Taught).is_empty());
+    assert!(!model.requests[0].messages.last().unwrap().content.contains("Verified questions"));
+
+    // a store that cannot be read, or no embedding model: recorded, and the run goes on
+    for (failing, embed_fails) in [(Some("glossary"), false), (Some("examples"), false), (None, true)] {
+        let mut db = split_db();
+        db.examples = vec![example(7, "Which author wrote the most expensive book?", CHEAPEST, 0.05)];
+        db.glossary = vec![Term { term: "cheapest book".into(), meaning: "the book of the lowest price".into(), sql: None }];
+        db.failing = failing.into_iter().collect();
+        let mut model = ScriptedModel::new(vec![sql_reply(CHEAPEST)]);
+        model.embed_fails = embed_fails;
+        let e = run(&mut db, &mut model, "Which author wrote the cheapest book?", json!({"probe": false, "verify": false, "refuse": false})).unwrap();
+        // what could be read is still shown
+        assert_eq!(steps_of(&e, Stage::Taught), ["error", "ok"], "{failing:?} {embed_fails}");
+        assert_eq!(e.chosen_sql, CHEAPEST);
     }
 }
 

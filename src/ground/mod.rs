@@ -1,4 +1,5 @@
-//! Grounding the question in the data: which column values it names.
+//! Grounding the question in the data: which column values it names, and what its curators taught.
 
 pub mod link;
+pub mod taught;
 pub mod values;

@@ -78,7 +78,7 @@ fn feedback(run_id: i64, correct_sql: Option<&str>, verdict: Option<&str>) -> Re
         let masked = nl2sql_core::context::mask_schema_words(&question, &db.catalog()?);
         let mut model = EndpointModel::from_settings(None)?;
         let vector = model.embed(&[masked])?.vectors.pop().unwrap_or_default();
-        example_id = store::add_example(owner, question, reference_sql, vector_literal(&vector)?, run_id, who)?;
+        example_id = Some(crate::spi::taught::add_example(owner, question, reference_sql, vector_literal(&vector)?, Some(run_id), who)?.0);
     }
     Ok(json!({
         "run_id": run_id,

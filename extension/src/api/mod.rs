@@ -8,5 +8,6 @@
 pub mod ask;
 pub mod executor;
 pub mod feedback;
+pub mod learn;
 pub mod select;
 pub mod values;

@@ -1,6 +1,6 @@
 //! The database interface of the decision code ([`nl2sql_core::effects`]) over SPI: the safe
 //! executor, the catalog as the caller sees it, the value index, the experts' weights, the
-//! verified examples and the separating-instance workspace.
+//! verified examples, the glossary and the separating-instance workspace.
 //!
 //! Reads of the catalog use read-only SPI connections. The value index, the experts and the
 //! examples are nl2sql's own tables, read with the extension owner's privileges; what of them a
@@ -12,6 +12,7 @@ use std::collections::BTreeMap;
 use nl2sql_core::catalog::{Catalog, RelName};
 use nl2sql_core::effects::{Database, Executor, Instances, ValueSearch};
 use nl2sql_core::error::{Error, Kind, Result};
+use nl2sql_core::ground::taught::{Example, Term};
 use nl2sql_core::ground::values::ValueMatch;
 use nl2sql_core::result::Outcome;
 use nl2sql_core::select::separate::{Report, Workspace};
@@ -108,23 +109,48 @@ impl Database for SpiDatabase {
         expert_weights()
     }
 
-    fn nearest_examples(&mut self, embedding: &[f32], limit: usize) -> Result<Vec<(String, String)>> {
+    fn example_count(&mut self) -> Result<usize> {
+        as_extension_owner(extension_owner()?, || Spi::get_one::<i64>("SELECT count(*) FROM nl2sql.examples"))
+            .map(|n| n.unwrap_or(0).max(0) as usize)
+            .map_err(spi_error("counting nl2sql.examples"))
+    }
+
+    fn nearest_examples(&mut self, embedding: &[f32], limit: usize) -> Result<Vec<Example>> {
         let literal = value_index::vector_literal(embedding)?;
         let vs = value_index::ext_schema("vector")?;
-        let sql = format!("SELECT question, sql FROM nl2sql.examples ORDER BY embedding OPERATOR({vs}.<=>) $1::{vs}.vector LIMIT {limit}");
+        let sql = format!(
+            "SELECT example_id, question, sql, (embedding OPERATOR({vs}.<=>) $1::{vs}.vector)::float8 AS distance \
+               FROM nl2sql.examples ORDER BY distance, example_id LIMIT {limit}"
+        );
         as_extension_owner(extension_owner()?, move || {
             Spi::connect(|c| {
                 let rows = c.select(&sql, None, &[literal.into()])?;
                 let mut out = Vec::new();
                 for r in rows {
-                    if let (Some(q), Some(s)) = (r.get::<String>(1)?, r.get::<String>(2)?) {
-                        out.push((q, s));
+                    if let (Some(id), Some(question), Some(sql), Some(distance)) = (r.get::<i64>(1)?, r.get::<String>(2)?, r.get::<String>(3)?, r.get::<f64>(4)?) {
+                        out.push(Example { id, question, sql, distance });
                     }
                 }
                 Ok::<_, pgrx::spi::Error>(out)
             })
         })
         .map_err(spi_error("reading nl2sql.examples"))
+    }
+
+    fn glossary(&mut self) -> Result<Vec<Term>> {
+        as_extension_owner(extension_owner()?, || {
+            Spi::connect(|c| {
+                let rows = c.select("SELECT term, meaning, sql FROM nl2sql.glossary ORDER BY term", None, &[])?;
+                let mut out = Vec::new();
+                for r in rows {
+                    if let (Some(term), Some(meaning)) = (r.get::<String>(1)?, r.get::<String>(2)?) {
+                        out.push(Term { term, meaning, sql: r.get::<String>(3)? });
+                    }
+                }
+                Ok::<_, pgrx::spi::Error>(out)
+            })
+        })
+        .map_err(spi_error("reading nl2sql.glossary"))
     }
 
     fn stored_embeddings(&mut self, texts: &[String], model: &str) -> Result<BTreeMap<String, Vec<f32>>> {

@@ -1,5 +1,5 @@
-//! nl2sql's learned state: the experts' weights, the feedback rounds, the verified examples
-//! (`nl2sql.experts`, `nl2sql.feedback`, `nl2sql.examples`), written with the extension owner's
+//! nl2sql's learned state: the experts' weights and the feedback rounds (`nl2sql.experts`,
+//! `nl2sql.feedback`; the verified examples are in [`super::taught`]), written with the extension owner's
 //! privileges; and what a run recorded of its candidates, read back as the caller.
 
 use nl2sql_core::error::{Error, Kind, Result};
@@ -103,16 +103,6 @@ pub fn record_round(owner: pg_sys::Oid, r: Round) -> Result<()> {
         )
     })
     .map_err(failed("record the feedback"))
-}
-
-/// Add a verified example (its masked question's embedding as a pgvector literal); its id.
-pub fn add_example(owner: pg_sys::Oid, question: String, sql: String, embedding: String, run_id: i64, who: String) -> Result<Option<i64>> {
-    let vs = super::value_index::ext_schema("vector")?;
-    let insert = format!(
-        "INSERT INTO nl2sql.examples (question, sql, embedding, run_id, added_by) VALUES ($1, $2, $3::{vs}.vector, $4, $5) RETURNING example_id"
-    );
-    as_extension_owner(owner, move || Spi::get_one_with_args::<i64>(&insert, &[question.into(), sql.into(), embedding.into(), run_id.into(), who.into()]))
-        .map_err(failed("add the example"))
 }
 
 /// The current user's name.

@@ -10,6 +10,7 @@ pub mod experts;
 pub mod instance;
 pub mod owner;
 pub mod subtransaction;
+pub mod taught;
 pub mod value_index;
 
 /// Whether this transaction cannot write: a hot standby, or a read-only transaction. The audit

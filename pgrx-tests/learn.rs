@@ -1,0 +1,102 @@
+// Teaching nl2sql a database: verified examples and the glossary (api/learn.rs).
+
+/// (example_id, question) of the examples the current role sees.
+fn listed_examples() -> Vec<(i64, String)> {
+    Spi::connect(|c| {
+        let rows = c.select("SELECT example_id, question FROM nl2sql_examples() ORDER BY example_id", None, &[])?;
+        let mut out = Vec::new();
+        for r in rows {
+            out.push((r.get::<i64>(1)?.unwrap(), r.get::<String>(2)?.unwrap()));
+        }
+        Ok::<_, pgrx::spi::Error>(out)
+    })
+    .unwrap()
+}
+
+#[pg_test]
+fn learn_teach_checks_the_sql_stores_it_lists_it_to_who_may_read_it_and_forgets_it() {
+    load_bookshop();
+    let taught = json_of("SELECT nl2sql_teach('How many books are there?', 'select count(*) from books')");
+    let id = taught["example_id"].as_i64().unwrap();
+    assert_eq!(taught["sql"], json!("SELECT count(*) FROM books"), "{taught}");
+    assert_eq!((taught["rows"].clone(), taught["tables"].clone()), (json!(1), json!(["public.books"])), "{taught}");
+    assert_eq!(listed_examples(), vec![(id, "How many books are there?".to_string())]);
+    let who = Spi::get_one::<String>(&format!("SELECT added_by FROM nl2sql_examples() WHERE example_id = {id}")).unwrap();
+    assert_eq!(who, Spi::get_one::<String>("SELECT current_user::text").unwrap());
+
+    // the same question taught again replaces the example
+    let again = json_of("SELECT nl2sql_teach('how many books are there? ', 'SELECT count(book_id) FROM books')");
+    assert_eq!(again["replaced"], json!([id]), "{again}");
+    let id = again["example_id"].as_i64().unwrap();
+
+    // SQL that does not run, is not one read-only query, or reads no table is refused with the reason
+    let err = error_of("nl2sql_teach('How many pages?', 'SELECT sum(pagez) FROM books')").unwrap();
+    assert!(err.starts_with("42703: the SQL cannot be planned: column \"pagez\" does not exist"), "{err}");
+    let err = error_of("nl2sql_teach('Delete them', 'DELETE FROM books')").unwrap();
+    assert!(err.starts_with("25006"), "{err}");
+    let err = error_of("nl2sql_teach('What is one?', 'SELECT 1')").unwrap();
+    assert!(err.starts_with("22023: the SQL reads no table"), "{err}");
+    assert!(error_of("nl2sql_teach('  ', 'SELECT 1')").unwrap().starts_with("22023: question is empty"));
+    assert!(error_of("nl2sql_teach(NULL, 'SELECT 1')").unwrap().starts_with("22004"));
+    assert_eq!(listed_examples().len(), 1, "nothing was stored for the refused pairs");
+
+    // a reader who may not SELECT books sees no example over it, and may not teach or forget
+    exec("CREATE ROLE learn_reader NOLOGIN; GRANT SELECT ON authors TO learn_reader");
+    exec("SET LOCAL ROLE learn_reader");
+    assert!(listed_examples().is_empty());
+    let err = error_of("nl2sql_teach('How many authors?', 'SELECT count(*) FROM authors')").unwrap();
+    assert!(err.starts_with("42501: permission denied for nl2sql_teach"), "{err}");
+    assert!(error_of(&format!("nl2sql_forget({id})")).unwrap().starts_with("42501"));
+    exec("RESET ROLE");
+
+    // a curator (UPDATE on nl2sql.experts) may
+    exec("CREATE ROLE learn_curator NOLOGIN; GRANT SELECT ON authors, books TO learn_curator; GRANT UPDATE ON nl2sql.experts TO learn_curator");
+    exec("SET LOCAL ROLE learn_curator");
+    let by_curator = json_of("SELECT nl2sql_teach('How many authors are there?', 'SELECT count(*) FROM authors')");
+    assert!(by_curator["example_id"].as_i64().is_some(), "{by_curator}");
+    assert_eq!(Spi::get_one::<bool>(&format!("SELECT nl2sql_forget({id})")).unwrap(), Some(true));
+    assert_eq!(Spi::get_one::<bool>(&format!("SELECT nl2sql_forget({id})")).unwrap(), Some(false));
+    exec("RESET ROLE");
+    assert_eq!(listed_examples().iter().map(|(_, q)| q.as_str()).collect::<Vec<_>>(), vec!["How many authors are there?"]);
+}
+
+#[pg_test]
+fn learn_glossary_terms_are_checked_listed_to_who_may_read_them_and_removed() {
+    load_bookshop();
+    let d = json_of("SELECT nl2sql_define('Long  Book', 'a book of more than 500 pages', 'books.pages > 500')");
+    assert_eq!((d["term"].clone(), d["replaced"].clone()), (json!("long book"), json!(false)), "{d}");
+    let d = json_of("SELECT nl2sql_define('long book', 'a book of more than 400 pages', 'books.pages > 400')");
+    assert_eq!(d["replaced"], json!(true), "{d}");
+    json_of("SELECT nl2sql_define('classic', 'a book published before 1950')");
+    let err = error_of("nl2sql_define('x', 'y', 'SELECT 1; DROP TABLE books')").unwrap();
+    assert!(err.starts_with("42601: the SQL of \"x\" is not one SQL expression"), "{err}");
+    let err = error_of("nl2sql_define('payroll', 'salaries paid', 'sum(employees.salary)')").unwrap();
+    assert!(err.starts_with("42704"), "{err}");
+    let terms = |sql: &str| Spi::get_one::<Vec<String>>(sql).unwrap().unwrap_or_default();
+    assert_eq!(terms("SELECT array_agg(term ORDER BY term) FROM nl2sql_glossary()"), vec!["classic", "long book"]);
+
+    // who cannot read books does not see the term over it
+    exec("CREATE ROLE learn_glossary_reader NOLOGIN; GRANT SELECT ON authors TO learn_glossary_reader");
+    exec("SET LOCAL ROLE learn_glossary_reader");
+    assert_eq!(terms("SELECT array_agg(term ORDER BY term) FROM nl2sql_glossary()"), vec!["classic"]);
+    assert!(error_of("nl2sql_define('a', 'b')").unwrap().starts_with("42501"));
+    exec("RESET ROLE");
+    assert_eq!(Spi::get_one::<bool>("SELECT nl2sql_undefine('Long Book')").unwrap(), Some(true));
+    assert_eq!(terms("SELECT array_agg(term ORDER BY term) FROM nl2sql_glossary()"), vec!["classic"]);
+}
+
+#[pg_test]
+fn ask_with_the_local_model_is_shown_the_taught_example_and_the_glossary_term() {
+    load_bookshop();
+    json_of("SELECT nl2sql_teach('How many books did each author write?', 'SELECT a.name, count(*) FROM authors AS a JOIN books AS b ON b.author_id = a.author_id GROUP BY a.name')");
+    json_of("SELECT nl2sql_define('long book', 'a book of more than 400 pages', 'books.pages > 400')");
+    let (run_id, rows) = run_question("How many long books did each author write?", "{\"max_probes\": 0, \"max_repairs\": 0, \"refuse\": false}");
+    let taught = rows.iter().find(|(s, _, _)| s == "taught").unwrap_or_else(|| panic!("no taught step: {rows:?}"));
+    assert_eq!(taught.1, "ok", "{rows:?}");
+    let shown = json_of(&format!("SELECT output FROM nl2sql.steps WHERE run_id = {} AND stage = 'taught'", run_id.unwrap()));
+    assert_eq!(shown["examples"][0]["question"], json!("How many books did each author write?"), "{shown}");
+    assert_eq!(shown["terms"][0]["term"], json!("long book"), "{shown}");
+    // with the option off, nothing is shown
+    let (_, rows) = run_question("How many long books did each author write?", "{\"max_probes\": 0, \"max_repairs\": 0, \"refuse\": false, \"examples\": 0}");
+    assert!(!rows.iter().any(|(s, _, _)| s == "taught"), "{rows:?}");
+}
