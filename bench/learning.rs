@@ -1,0 +1,217 @@
+//! Benchmark 11: the learning curve. What verified examples of a database (`nl2sql_teach`) buy the
+//! default `nl2sql(question)` on that database's other questions.
+//!
+//!     bench/load_spider.sh --set spider_train --index         # once: the databases, with the extension
+//!     cargo run --release --example learning -- [--set spider_train|spider] [--dbs N] [--per-db M]
+//!                                              [--ks 0,5,10,20] [--min-questions Q] [--seed S] [DATA_DIR]
+//!
+//! Databases: those of the set with at least Q questions whose gold has a trustworthy PostgreSQL
+//! result (default 40), in a seeded order, the first N (default 10). Each database's questions in
+//! a seeded order: the first max(ks) are the pool of examples (k examples are the pool's first k,
+//! taught with `nl2sql_teach` as question and gold SQL), the next M (default 15) are asked.
+//! The asked questions are never taught. For each k, ascending, the store holds exactly the pool's
+//! first k examples (nothing else: the benchmark empties `nl2sql.examples` and `nl2sql.glossary`
+//! of the databases it uses first), and every asked question runs with the default options.
+//!
+//! Scoring is Benchmark 2's, strict ([`spider::Gold`]). Reported: accuracy per k, each k paired
+//! against k = 0 on the same questions (wins, losses, difference with a 95% interval), the time
+//! per question against k = 0, per database k = 0 against the largest k, and how many asked
+//! questions had a taught example with the same gold SQL (a paraphrase the store already answers).
+//! Raw results go to `bench/results/learning.jsonl` (or `$NL2SQL_BENCH_OUT`); a run appends to the
+//! file and skips the (database, k, question) it already holds, so a curve can be run k by k.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::io::Write;
+use std::time::Instant;
+
+#[path = "spider.rs"]
+mod spider;
+use serde_json::{json, Value};
+use spider::{connect, paired, rows, Gold};
+
+fn database(set: &str, db_id: &str) -> String {
+    let prefix = if set == "spider_train" { "train_" } else { "spider_" };
+    format!("{prefix}{}", db_id.to_lowercase())
+}
+
+/// A fixed pseudo-random order (splitmix64 of the seed and a key).
+fn mix(seed: u64, key: &str) -> u64 {
+    let mut h = seed ^ 0x9E37_79B9_7F4A_7C15;
+    for b in key.bytes() {
+        h = (h ^ b as u64).wrapping_mul(0x100_0000_01B3);
+    }
+    let mut z = h.wrapping_add(0x9E37_79B9_7F4A_7C15);
+    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+    z ^ (z >> 31)
+}
+
+struct Row {
+    db: String,
+    k: usize,
+    question_id: i64,
+    strict: bool,
+    seconds: f64,
+    same_sql_taught: bool,
+}
+
+fn main() {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let (mut set, mut n_dbs, mut per_db, mut min_q, mut seed) = ("spider_train".to_string(), 10usize, 15usize, 40usize, 21u64);
+    let mut ks: Vec<usize> = vec![0, 5, 10, 20];
+    let mut dir = "../shared/data".to_string();
+    let mut i = 0;
+    while i < args.len() {
+        let value = |i: usize| args.get(i + 1).cloned().unwrap_or_else(|| panic!("{} needs a value", args[i]));
+        match args[i].as_str() {
+            "--set" => set = value(i),
+            "--dbs" => n_dbs = value(i).parse().expect("--dbs N"),
+            "--per-db" => per_db = value(i).parse().expect("--per-db M"),
+            "--min-questions" => min_q = value(i).parse().expect("--min-questions Q"),
+            "--seed" => seed = value(i).parse().expect("--seed S"),
+            "--ks" => ks = value(i).split(',').map(|k| k.parse().expect("--ks 0,5,10,20")).collect(),
+            other => {
+                dir = other.to_string();
+                i += 1;
+                continue;
+            }
+        }
+        i += 2;
+    }
+    ks.sort();
+    ks.dedup();
+    let pool_size = *ks.last().expect("--ks");
+    let all: Vec<Value> = serde_json::from_str(&std::fs::read_to_string(format!("{dir}/{set}/questions.json")).expect("questions")).unwrap();
+    let mut by_db: BTreeMap<String, Vec<&Value>> = BTreeMap::new();
+    for q in all.iter().filter(|q| q["pg_ok_tie_tolerant"] == Value::Bool(true)) {
+        by_db.entry(q["db_id"].as_str().unwrap_or("").to_string()).or_default().push(q);
+    }
+    let mut dbs: Vec<(String, Vec<&Value>)> = by_db.into_iter().filter(|(_, qs)| qs.len() >= min_q.max(pool_size + per_db)).collect();
+    dbs.sort_by_key(|(db, _)| mix(seed, db));
+    dbs.truncate(n_dbs);
+    for (_, qs) in dbs.iter_mut() {
+        qs.sort_by_key(|q| mix(seed, &q["question_id"].to_string()));
+    }
+    let ks_text = ks.iter().map(ToString::to_string).collect::<Vec<_>>().join(",");
+    println!(
+        "command: cargo run --release --example learning -- --set {set} --dbs {n_dbs} --per-db {per_db} --ks {ks_text} --min-questions {min_q} --seed {seed} {dir}"
+    );
+    println!("{} databases: {}", dbs.len(), dbs.iter().map(|(d, _)| d.as_str()).collect::<Vec<_>>().join(", "));
+
+    let out_path = std::env::var("NL2SQL_BENCH_OUT").unwrap_or_else(|_| format!("{}/bench/results/learning.jsonl", env!("CARGO_MANIFEST_DIR")));
+    let mut rows_out: Vec<Row> = Vec::new();
+    let mut done: BTreeSet<(String, usize, i64)> = BTreeSet::new();
+    for l in std::fs::read_to_string(&out_path).unwrap_or_default().lines().filter_map(|l| serde_json::from_str::<Value>(l).ok()) {
+        let r = Row {
+            db: l["db"].as_str().unwrap_or("").to_string(),
+            k: l["k"].as_u64().unwrap_or(0) as usize,
+            question_id: l["question_id"].as_i64().unwrap_or(0),
+            strict: l["strict"] == Value::Bool(true),
+            seconds: l["seconds"].as_f64().unwrap_or(0.0),
+            same_sql_taught: l["same_sql_taught"] == Value::Bool(true),
+        };
+        done.insert((r.db.clone(), r.k, r.question_id));
+        rows_out.push(r);
+    }
+    let file = std::fs::OpenOptions::new().create(true).append(true).open(&out_path).expect("results file");
+    let mut raw = std::io::BufWriter::new(file);
+
+    for (db_id, qs) in &dbs {
+        let (pool, asked) = (&qs[..pool_size], &qs[pool_size..pool_size + per_db]);
+        let db = database(&set, db_id);
+        let mut client = connect(&db);
+        client.batch_execute("SET client_min_messages = warning; ALTER EXTENSION nl2sql UPDATE").expect("update the extension");
+        for &k in &ks {
+            if asked.iter().all(|q| done.contains(&(db_id.clone(), k, q["question_id"].as_i64().unwrap_or(0)))) {
+                continue;
+            }
+            // exactly the pool's first k examples, nothing else
+            client.batch_execute("DELETE FROM nl2sql.examples; DELETE FROM nl2sql.glossary").expect("empty the store");
+            let mut taught_sql: Vec<String> = Vec::new();
+            for q in &pool[..k] {
+                let gold = q["gold_pg"].as_str().unwrap();
+                match client.query_one("SELECT nl2sql_teach($1, $2)::text", &[&q["question"].as_str().unwrap(), &gold]) {
+                    Ok(_) => taught_sql.push(gold.split_whitespace().collect::<Vec<_>>().join(" ").to_lowercase()),
+                    Err(e) => println!("{db_id}: could not teach #{}: {}", q["question_id"], e.as_db_error().map_or_else(|| e.to_string(), |d| d.message().to_string())),
+                }
+            }
+            for q in asked {
+                let qid = q["question_id"].as_i64().unwrap_or(0);
+                if done.contains(&(db_id.clone(), k, qid)) {
+                    continue;
+                }
+                let gold_sql = q["gold_pg"].as_str().unwrap();
+                let gold = match Gold::load(&mut client, gold_sql, q["order_sensitive"] == Value::Bool(true)) {
+                    Ok(g) => g,
+                    Err(e) => {
+                        println!("skip #{qid}: gold fails: {e}");
+                        continue;
+                    }
+                };
+                let started = Instant::now();
+                let answer = client.query_one("SELECT nl2sql($1)", &[&q["question"].as_str().unwrap()]);
+                let seconds = started.elapsed().as_secs_f64();
+                let sql: Option<String> = answer.as_ref().ok().and_then(|r| r.get(0));
+                let strict = sql.as_deref().map(|s| rows(&mut client, s)).is_some_and(|p| p.is_ok_and(|p| gold.strict(&p)));
+                let run = client
+                    .query_one(
+                        "SELECT run_id, status, (SELECT detail FROM nl2sql.steps s WHERE s.run_id = r.run_id AND stage = 'taught') FROM nl2sql.runs r ORDER BY run_id DESC LIMIT 1",
+                        &[],
+                    )
+                    .ok();
+                let status: Option<String> = run.as_ref().map(|r| r.get(1));
+                let taught: Option<String> = run.as_ref().and_then(|r| r.get(2));
+                let same_sql_taught = taught_sql.contains(&gold_sql.split_whitespace().collect::<Vec<_>>().join(" ").to_lowercase());
+                let line = json!({"set": set, "db": db_id, "k": k, "question_id": qid, "question": q["question"], "strict": strict,
+                    "status": status, "seconds": seconds, "sql": sql, "taught": taught, "same_sql_taught": same_sql_taught,
+                    "error": answer.err().map(|e| e.to_string())});
+                writeln!(raw, "{line}").expect("write results");
+                raw.flush().expect("flush results");
+                println!("{db_id} k={k} #{qid} {} {:.1}s {}", if strict { "ok " } else { "BAD" }, seconds, sql.unwrap_or_default());
+                rows_out.push(Row { db: db_id.clone(), k, question_id: qid, strict, seconds, same_sql_taught });
+            }
+        }
+        client.batch_execute("DELETE FROM nl2sql.examples; DELETE FROM nl2sql.glossary").expect("empty the store");
+    }
+    report(&rows_out, &ks);
+    println!("raw results: {out_path}");
+}
+
+fn report(rows: &[Row], ks: &[usize]) {
+    let at: BTreeMap<(String, usize, i64), &Row> = rows.iter().map(|r| ((r.db.clone(), r.k, r.question_id), r)).collect();
+    let base: Vec<&Row> = rows.iter().filter(|r| r.k == 0).collect();
+    println!("\n| k | questions | strict | vs k = 0 (wins / losses, difference, 95% interval) | time per question | vs k = 0 | asked with a taught paraphrase (same gold SQL) |");
+    println!("|---|---|---|---|---|---|---|");
+    for &k in ks {
+        let these: Vec<&Row> = rows.iter().filter(|r| r.k == k).collect();
+        if these.is_empty() {
+            continue;
+        }
+        let acc = 100.0 * these.iter().filter(|r| r.strict).count() as f64 / these.len() as f64;
+        let secs = these.iter().map(|r| r.seconds).sum::<f64>() / these.len() as f64;
+        let pairs: Vec<(bool, bool, f64, f64)> = base
+            .iter()
+            .filter_map(|b| at.get(&(b.db.clone(), k, b.question_id)).map(|o| (b.strict, o.strict, b.seconds, o.seconds)))
+            .collect();
+        let p = paired(&pairs.iter().map(|(a, b, _, _)| (*a, *b)).collect::<Vec<_>>());
+        let ratio = pairs.iter().map(|x| x.3).sum::<f64>() / pairs.iter().map(|x| x.2).sum::<f64>().max(1e-9);
+        let same = these.iter().filter(|r| r.same_sql_taught).count();
+        println!(
+            "| {k} | {} | {acc:.1}% | {} / {}, {:+.1} [{:+.1}, {:+.1}] | {secs:.1} s | {ratio:.2}x | {same} |",
+            these.len(),
+            p.wins,
+            p.losses,
+            p.mean,
+            p.low,
+            p.high
+        );
+    }
+    let top = *ks.last().unwrap_or(&0);
+    println!("\nper database, k = 0 against k = {top} (strict, right of asked):");
+    let dbs: BTreeSet<&str> = rows.iter().map(|r| r.db.as_str()).collect();
+    for db in dbs {
+        let right = |k: usize| rows.iter().filter(|r| r.db == db && r.k == k && r.strict).count();
+        let n = rows.iter().filter(|r| r.db == db && r.k == 0).count();
+        println!("  {db}: {} -> {} of {n}", right(0), right(top));
+    }
+}
