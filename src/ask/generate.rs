@@ -224,7 +224,9 @@ impl<D: Database + ?Sized, M: Model + ?Sized> Ask<'_, '_, D, M> {
     /// the caller can see.
     fn few_shot_examples(&mut self, k: usize) -> Result<Vec<(String, String)>> {
         let found = self.nearest_examples()?;
-        let shown = taught::select(found, &[], self.question.text, &self.catalog, TaughtLimits { max_distance: f64::INFINITY, ..TaughtLimits::new(k) });
+        let limits = TaughtLimits { max_distance: f64::INFINITY, ..TaughtLimits::new(k) };
+        let db = &mut *self.db;
+        let shown = taught::select(found, &[], self.question.text, &self.catalog, limits, |sql| plans_as_caller(db, sql));
         Ok(shown.examples.into_iter().map(|e| (e.question, e.sql)).collect())
     }
 
@@ -265,7 +267,10 @@ impl<D: Database + ?Sized, M: Model + ?Sized> Ask<'_, '_, D, M> {
             return Ok(());
         }
         let nearest: Vec<Value> = found.iter().take(5).map(|e| json!({"id": e.id, "distance": e.distance})).collect();
-        let shown = taught::select(found, &glossary, self.question.text, &self.catalog, TaughtLimits::new(self.opts.examples));
+        let db = &mut *self.db;
+        let shown = taught::select(found, &glossary, self.question.text, &self.catalog, TaughtLimits::new(self.opts.examples), |sql| {
+            plans_as_caller(db, sql)
+        });
         let data = json!({"examples": shown.examples, "terms": shown.terms, "nearest": nearest});
         if shown.is_empty() {
             self.trace.step(Stage::Taught, Status::Skipped, "no verified example near the question and no glossary term it mentions, on tables you can read", None, data)?;
@@ -443,3 +448,9 @@ impl<D: Database + ?Sized, M: Model + ?Sized> Ask<'_, '_, D, M> {
     }
 }
 
+
+/// Whether PostgreSQL plans `sql` for the caller: an example that reads a column they may not
+/// SELECT is never shown to them.
+fn plans_as_caller<D: Database + ?Sized>(db: &mut D, sql: &str) -> bool {
+    matches!(db.plan(sql), Ok(Outcome::Rows(_)))
+}

@@ -54,9 +54,12 @@ impl TaughtLimits {
     }
 }
 
-/// Examples farther than this from the question are about something else (all-MiniLM-L6-v2,
-/// cosine distance of masked questions).
-pub const MAX_DISTANCE: f64 = 0.6;
+/// Examples farther than this from the question are not shown (all-MiniLM-L6-v2, cosine distance
+/// of the questions with schema words masked). Tuned on spider_train (Benchmark 11): at 0.6 the
+/// 1.5B model was shown three loosely related examples a question and merged them (a UNION of
+/// two examples' queries), and a database's questions were right 9 times in 30 instead of 19;
+/// within 0.2 the examples shown were mostly the same question in other words.
+pub const MAX_DISTANCE: f64 = 0.2;
 
 /// Tokens of examples and glossary entries one prompt may carry.
 pub const TOKEN_BUDGET: usize = 700;
@@ -86,17 +89,23 @@ pub fn parse_expression(expr: &str) -> Option<sqlparser::ast::Query> {
 }
 
 /// Whether a glossary expression reads only what the caller can see (`catalog` is what they may
-/// SELECT): every `table.column` it writes names a visible table, and every table its subqueries
-/// read is visible. A term over a table they cannot read is never shown to them.
+/// SELECT): every `table.column` it writes names a visible column of a visible table, and every
+/// table its subqueries read is visible. A term over a table they cannot read is never shown to them.
 pub fn expression_is_visible(expr: &str, catalog: &Catalog) -> bool {
     use sqlparser::ast::{visit_expressions, Expr};
     use std::ops::ControlFlow;
     let Some(query) = parse_expression(expr) else { return false };
     let hidden_column = visit_expressions(&query, |e| match e {
         Expr::CompoundIdentifier(parts) if parts.len() >= 2 => {
+            let column = &parts[parts.len() - 1].value;
             let table = &parts[parts.len() - 2].value;
             let schema = (parts.len() >= 3).then(|| parts[parts.len() - 3].value.as_str());
-            if catalog.resolve(schema, table).is_some() { ControlFlow::Continue(()) } else { ControlFlow::Break(()) }
+            // the catalog holds only the columns the caller may SELECT
+            if catalog.resolve(schema, table).is_some_and(|t| t.column(column).is_some()) {
+                ControlFlow::Continue(())
+            } else {
+                ControlFlow::Break(())
+            }
         }
         _ => ControlFlow::Continue(()),
     });
@@ -135,10 +144,18 @@ fn is_plural_of(word: &str, singular: &str) -> bool {
 }
 
 /// What a prompt shows: the nearest examples (at most `limits.examples`, none farther than
-/// `limits.max_distance`, each reading only visible tables) and the mentioned terms (each over
-/// visible tables), cut to the token budget: terms first (the question names them), then
-/// examples nearest first.
-pub fn select(examples: Vec<Example>, terms: &[Term], question: &str, catalog: &Catalog, limits: TaughtLimits) -> Taught {
+/// `limits.max_distance`, each reading only visible tables and accepted by `plans`: PostgreSQL
+/// plans it as the caller, so a column they may not SELECT, which the table check cannot see,
+/// keeps it out) and the mentioned terms (each over visible columns), cut to the token budget:
+/// terms first (the question names them), then examples nearest first.
+pub fn select(
+    examples: Vec<Example>,
+    terms: &[Term],
+    question: &str,
+    catalog: &Catalog,
+    limits: TaughtLimits,
+    mut plans: impl FnMut(&str) -> bool,
+) -> Taught {
     let mut used = 0;
     let mut fits = |text: &str| {
         let cost = estimate_tokens(text) + 2;
@@ -160,8 +177,16 @@ pub fn select(examples: Vec<Example>, terms: &[Term], question: &str, catalog: &
         .filter(|e| e.distance <= limits.max_distance && reads_only_visible_tables(&e.sql, catalog))
         .collect();
     examples.sort_by(|a, b| a.distance.total_cmp(&b.distance).then(a.id.cmp(&b.id)));
-    let examples = examples.into_iter().take(limits.examples).filter(|e| fits(&example_text(e))).collect();
-    Taught { examples, terms }
+    let mut shown = Vec::new();
+    for e in examples {
+        if shown.len() == limits.examples {
+            break;
+        }
+        if plans(&e.sql) && fits(&example_text(&e)) {
+            shown.push(e);
+        }
+    }
+    Taught { examples: shown, terms }
 }
 
 fn term_line(t: &Term) -> String {
@@ -191,8 +216,8 @@ impl Taught {
         if !self.examples.is_empty() {
             let shown: Vec<String> = self.examples.iter().rev().map(example_text).collect();
             out.push(format!(
-                "Verified questions and their SQL on this database (if one asks what the question asks, adapt its SQL; \
-                 otherwise follow their patterns where they fit):\n{}",
+                "Verified questions of this database close to the question, with their SQL (one that asks the same \
+                 thing answers it: use its SQL, changed only where the question differs, for example in its values):\n{}",
                 shown.join("\n\n")
             ));
         }
@@ -260,23 +285,28 @@ mod tests {
     fn examples_are_the_nearest_visible_ones_under_the_limits() {
         let catalog = shop();
         let found = vec![
-            example(3, "How many orders were placed?", "SELECT count(*) FROM orders", 0.2),
+            example(3, "How many orders were placed?", "SELECT count(*) FROM orders", 0.18),
             example(1, "List the customers from Paris", "SELECT name FROM customers WHERE city = 'Paris'", 0.1),
             // a table the caller cannot see (not in their catalog)
             example(2, "What does each employee earn?", "SELECT salary FROM employees", 0.05),
             // about something else
-            example(4, "Which city has the most customers?", "SELECT city FROM customers GROUP BY city ORDER BY count(*) DESC LIMIT 1", 0.9),
+            example(4, "Which city has the most customers?", "SELECT city FROM customers GROUP BY city ORDER BY count(*) DESC LIMIT 1", 0.3),
             // not a query
             example(5, "Delete the orders", "DELETE FROM orders", 0.0),
         ];
-        let taught = select(found.clone(), &[], "How many customers live in Lyon?", &catalog, TaughtLimits::new(3));
+        let all = |_: &str| true;
+        let taught = select(found.clone(), &[], "How many customers live in Lyon?", &catalog, TaughtLimits::new(3), all);
         assert_eq!(taught.examples.iter().map(|e| e.id).collect::<Vec<_>>(), vec![1, 3]);
-        let one = select(found.clone(), &[], "q", &catalog, TaughtLimits::new(1));
+        let one = select(found.clone(), &[], "q", &catalog, TaughtLimits::new(1), all);
         assert_eq!(one.examples.iter().map(|e| e.id).collect::<Vec<_>>(), vec![1]);
-        assert!(select(found.clone(), &[], "q", &catalog, TaughtLimits::new(0)).is_empty());
+        assert!(select(found.clone(), &[], "q", &catalog, TaughtLimits::new(0), all).is_empty());
+        // an example PostgreSQL will not plan for the caller (a column they may not read) gives
+        // way to the next one
+        let no_paris = select(found.clone(), &[], "q", &catalog, TaughtLimits::new(1), |sql: &str| !sql.contains("Paris"));
+        assert_eq!(no_paris.examples.iter().map(|e| e.id).collect::<Vec<_>>(), vec![3]);
         // the token budget cuts what does not fit
         let tight = TaughtLimits { token_budget: 20, ..TaughtLimits::new(3) };
-        assert_eq!(select(found, &[], "q", &catalog, tight).examples.len(), 1);
+        assert_eq!(select(found, &[], "q", &catalog, tight, all).examples.len(), 1);
     }
 
     #[test]
@@ -286,8 +316,10 @@ mod tests {
             term("revenue", "sum of order totals", Some("sum(orders.total)")),
             term("payroll", "the salaries paid", Some("sum(employees.salary)")),
             term("big order", "an order over 100", Some("total > 100")),
+            // a column of a visible table that the caller may not read (not in their catalog)
+            term("margin", "what an order earns", Some("sum(orders.margin)")),
         ];
-        let taught = select(vec![], &terms, "revenue, payroll and big orders by city", &catalog, TaughtLimits::new(3));
+        let taught = select(vec![], &terms, "revenue, payroll, margin and big orders by city", &catalog, TaughtLimits::new(3), |_| true);
         assert_eq!(taught.terms.iter().map(|t| t.term.as_str()).collect::<Vec<_>>(), vec!["revenue", "big order"]);
     }
 

@@ -43,8 +43,9 @@ SELECT * FROM show_error($$SELECT nl2sql_define('payroll', 'the salaries paid', 
 SELECT * FROM show_error($$SELECT nl2sql_define('trick', 'not an expression', '1; DROP TABLE books')$$);
 SELECT term, meaning, sql FROM nl2sql_glossary() ORDER BY term;
 
--- a question is shown the nearest example and the terms it mentions (the `taught` step); the model's
--- SQL is not shown (a small model's output is not an expected output)
+-- a question is shown the examples that ask nearly the same (cosine distance of the questions with schema
+-- words masked at most 0.2) and the terms it mentions (the `taught` step); the model's SQL is not shown
+-- (a small model's output is not an expected output)
 \set fast '{"generators": ["direct"], "probe": false, "verify": false, "confirm": false, "refuse": false}'
 SELECT stage, status, detail FROM nl2sql_run('How many long books did each author write?', NULL, :'fast') WHERE stage = 'taught';
 SELECT stage, status, detail FROM nl2sql_run('How many long books did each author write?', NULL, :'fast'::jsonb || '{"examples": 0}') WHERE stage = 'taught';
@@ -56,7 +57,8 @@ GRANT SELECT ON customers TO nl2sql_learn_reader;
 SET ROLE nl2sql_learn_reader;
 SELECT question FROM nl2sql_examples();
 SELECT term FROM nl2sql_glossary() ORDER BY term;
-SELECT regexp_replace(detail, '#\d+', '#N') AS detail FROM nl2sql_run('How many long books do customers in Paris have?', NULL, :'fast') WHERE stage = 'taught';
+SELECT status, regexp_replace(detail, '#\d+', '#N') AS detail FROM nl2sql_run('How many books did each author write?', NULL, :'fast') WHERE stage = 'taught';
+SELECT status, regexp_replace(detail, '#\d+', '#N') AS detail FROM nl2sql_run('Which customers are living in Paris?', NULL, :'fast') WHERE stage = 'taught';
 SELECT * FROM show_error($$SELECT nl2sql_teach('How many customers?', 'SELECT count(*) FROM customers')$$);
 SELECT * FROM show_error($$SELECT nl2sql_define('regular', 'a customer with two orders')$$);
 RESET ROLE;
