@@ -110,9 +110,12 @@ impl Database for SpiDatabase {
     }
 
     fn example_count(&mut self) -> Result<usize> {
-        as_extension_owner(extension_owner()?, || Spi::get_one::<i64>("SELECT count(*) FROM nl2sql.examples"))
-            .map(|n| n.unwrap_or(0).max(0) as usize)
-            .map_err(spi_error("counting nl2sql.examples"))
+        // a read-only SPI connection: `Spi::get_one` executes as a writer, which a hot standby refuses
+        as_extension_owner(extension_owner()?, || {
+            Spi::connect(|c| c.select("SELECT count(*) FROM nl2sql.examples", None, &[])?.first().get_one::<i64>())
+        })
+        .map(|n| n.unwrap_or(0).max(0) as usize)
+        .map_err(spi_error("counting nl2sql.examples"))
     }
 
     fn nearest_examples(&mut self, embedding: &[f32], limit: usize) -> Result<Vec<Example>> {
