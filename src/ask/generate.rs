@@ -238,6 +238,15 @@ impl<D: Database + ?Sized, M: Model + ?Sized> Ask<'_, '_, D, M> {
     /// databases, the nearest example within 0.15 was the same query 61 times in 100 by the words
     /// as written, 32 in 60 masked).
     pub(super) fn nearest_examples(&mut self) -> Result<Vec<Example>> {
+        if let Some(found) = &self.nearest {
+            return Ok(found.clone());
+        }
+        let found = self.search_examples()?;
+        self.nearest = Some(found.clone());
+        Ok(found)
+    }
+
+    fn search_examples(&mut self) -> Result<Vec<Example>> {
         if self.db.example_count()? == 0 {
             return Ok(Vec::new());
         }

@@ -95,6 +95,9 @@ pub(super) struct Ask<'a, 'r, D: Database + ?Sized, M: Model + ?Sized> {
     pub value_hits: Vec<(String, String)>,
     /// The other reading of a split the N-version candidates left open: (SQL, explanation).
     pub alternative: Option<(String, String)>,
+    /// The stored examples nearest to the question, once searched (the `taught` stage and the
+    /// few-shot generator read the same ones).
+    pub nearest: Option<Vec<crate::ground::taught::Example>>,
 }
 
 /// Answer `question`: the whole pipeline, every step recorded through `recorder`.
@@ -128,6 +131,7 @@ pub fn ask<D: Database + ?Sized, M: Model + ?Sized>(
         value_columns: Vec::new(),
         value_hits: Vec::new(),
         alternative: None,
+        nearest: None,
     };
     if opts.values {
         ask.ground_values()?;

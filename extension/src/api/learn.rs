@@ -125,8 +125,13 @@ fn nl2sql_forget(example_id: Option<i64>) -> std::result::Result<bool, ErrorRepo
     store::forget(extension_owner().sql()?, id).sql()
 }
 
+/// A term as the glossary keeps it: lower case, single spaces.
+fn normal_term(term: &str) -> String {
+    term.split_whitespace().collect::<Vec<_>>().join(" ").to_lowercase()
+}
+
 fn define(term: &str, meaning: &str, sql: Option<&str>) -> Result<Value> {
-    let term = term.split_whitespace().collect::<Vec<_>>().join(" ").to_lowercase();
+    let term = normal_term(term);
     let sql = sql.map(str::trim).filter(|s| !s.is_empty());
     if let Some(expr) = sql {
         if parse_expression(expr).is_none() {
@@ -160,8 +165,7 @@ fn nl2sql_undefine(term: Option<&str>) -> std::result::Result<bool, ErrorReport>
     let term = non_empty(term, "term", "Pass the term (nl2sql_glossary()).").sql()?;
     crate::spi::require_writable("nl2sql_undefine", "removes a glossary term", "Remove it on the primary.").sql()?;
     require_curator("nl2sql_undefine").sql()?;
-    let term = term.split_whitespace().collect::<Vec<_>>().join(" ").to_lowercase();
-    store::undefine(extension_owner().sql()?, term).sql()
+    store::undefine(extension_owner().sql()?, normal_term(term)).sql()
 }
 
 /// The glossary the caller may see: every term, but one whose SQL names a table they cannot read.

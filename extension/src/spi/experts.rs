@@ -10,7 +10,8 @@ use serde_json::Value;
 
 use super::owner::as_extension_owner;
 
-fn failed(what: &str) -> impl Fn(pgrx::spi::Error) -> Error + '_ {
+/// An SPI failure on nl2sql's own tables, as an error that says what could not be done.
+pub(super) fn failed(what: &str) -> impl Fn(pgrx::spi::Error) -> Error + '_ {
     move |e| Error::new(Kind::ObjectState, format!("could not {what}: {e}"))
 }
 

@@ -2,16 +2,13 @@
 //! the glossary (`nl2sql.glossary`). Written and read with the extension owner's privileges; what
 //! of them a caller sees is decided by the core (`nl2sql_core::ground::taught`).
 
-use nl2sql_core::error::{Error, Kind, Result};
+use nl2sql_core::error::Result;
 use pgrx::datum::TimestampWithTimeZone;
 use pgrx::pg_sys;
 use pgrx::prelude::*;
 
+use super::experts::failed;
 use super::owner::as_extension_owner;
-
-fn failed(what: &str) -> impl Fn(pgrx::spi::Error) -> Error + '_ {
-    move |e| Error::new(Kind::ObjectState, format!("could not {what}: {e}"))
-}
 
 /// A stored example, as listed.
 pub struct StoredExample {
