@@ -68,5 +68,6 @@ case "$cmd" in
     stop) stop ;;
     status) status ;;
     psql) exec psql -h "$SOCKDIR" -p "$NL2SQL_PGPORT" -U postgres "$@" ;;
-    *) die "usage: $0 start|stop|status|psql [args...]" ;;
+    pg_dump) exec pg_dump -h "$SOCKDIR" -p "$NL2SQL_PGPORT" -U postgres "$@" ;;
+    *) die "usage: $0 start|stop|status|psql [args...]|pg_dump [args...]" ;;
 esac

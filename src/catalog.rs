@@ -123,6 +123,16 @@ pub struct ForeignKey {
 pub struct Catalog {
     pub tables: Vec<Table>,
     pub foreign_keys: Vec<ForeignKey>,
+    /// The caller's effective `search_path` (`current_schemas(false)`: the schemas that exist and
+    /// they may use, in order); empty when unknown, and then an unqualified name means the one
+    /// table of that name.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub search_path: Vec<String>,
+    /// What an unqualified name means on that path (the table of the first schema holding it), as
+    /// PostgreSQL resolves it. Set by [`Catalog::on_search_path`] and kept when the catalog is
+    /// narrowed, so a name the path sends outside the narrowed part resolves to nothing there.
+    #[serde(skip)]
+    pub path_names: BTreeMap<String, RelName>,
 }
 
 impl Catalog {
@@ -130,8 +140,42 @@ impl Catalog {
         self.tables.iter().find(|t| &t.name == name)
     }
 
-    /// Find a relation by the name a query would use: qualified, or unqualified and unique.
+    /// This catalog with the caller's `search_path`: unqualified names then resolve as PostgreSQL
+    /// resolves them.
+    pub fn on_search_path(mut self, path: Vec<String>) -> Catalog {
+        let mut names = BTreeMap::new();
+        for schema in path.iter().rev() {
+            for t in self.tables.iter().filter(|t| &t.name.schema == schema) {
+                names.insert(t.name.name.clone(), t.name.clone());
+            }
+        }
+        self.search_path = path;
+        self.path_names = names;
+        self
+    }
+
+    /// The schemas of the catalog's relations, in order, each once.
+    pub fn schemas(&self) -> Vec<&str> {
+        let set: BTreeSet<&str> = self.tables.iter().map(|t| t.name.schema.as_str()).collect();
+        set.into_iter().collect()
+    }
+
+    /// Is `name` written unqualified in a query the relation the caller's `search_path` gives?
+    /// Without a known path, a relation of `public` is.
+    pub fn reachable_unqualified(&self, name: &RelName) -> bool {
+        if self.search_path.is_empty() {
+            name.schema == "public"
+        } else {
+            self.path_names.get(&name.name) == Some(name)
+        }
+    }
+
+    /// Find a relation by the name a query would use: qualified; or unqualified, as the caller's
+    /// `search_path` resolves it (when known), else the one relation of that name.
     pub fn resolve(&self, schema: Option<&str>, name: &str) -> Option<&Table> {
+        if schema.is_none() && !self.search_path.is_empty() {
+            return self.path_names.get(name).and_then(|r| self.table(r));
+        }
         let mut hits = self
             .tables
             .iter()
@@ -151,7 +195,8 @@ impl Catalog {
         }
     }
 
-    /// The part of the catalog on `tables`: those tables and the foreign keys between them.
+    /// The part of the catalog on `tables`: those tables and the foreign keys between them (the
+    /// search path kept).
     pub fn restricted_to(&self, tables: &BTreeSet<RelName>) -> Catalog {
         Catalog {
             tables: self.tables.iter().filter(|t| tables.contains(&t.name)).cloned().collect(),
@@ -161,7 +206,15 @@ impl Catalog {
                 .filter(|fk| tables.contains(&fk.from) && tables.contains(&fk.to))
                 .cloned()
                 .collect(),
+            search_path: self.search_path.clone(),
+            path_names: self.path_names.clone(),
         }
+    }
+
+    /// The part of the catalog in `schemas`.
+    pub fn in_schemas(&self, schemas: &[String]) -> Catalog {
+        let tables = self.tables.iter().filter(|t| schemas.contains(&t.name.schema)).map(|t| t.name.clone()).collect();
+        self.restricted_to(&tables)
     }
 
     /// The FK graph as undirected adjacency: for each relation, the relations one key away.
@@ -233,6 +286,7 @@ mod tests {
                 to: RelName::new("public", "a"),
                 to_columns: vec!["id".into()],
             }],
+            ..Default::default()
         };
         let g = cat.fk_graph();
         let a = RelName::new("public", "a");
@@ -243,5 +297,25 @@ mod tests {
         assert!(cat.resolve(None, "b").is_none(), "b exists in two schemas");
         assert_eq!(cat.resolve(Some("s"), "b").unwrap().name.schema, "s");
         assert_eq!(cat.resolve(None, "c").unwrap().name.name, "c");
+    }
+
+    #[test]
+    fn unqualified_names_resolve_as_the_search_path_says() {
+        let cat = Catalog {
+            tables: vec![table("public", "a"), table("sales", "b"), table("hr", "b"), table("hr", "c")],
+            ..Default::default()
+        }
+        .on_search_path(vec!["hr".into(), "public".into()]);
+        assert_eq!(cat.resolve(None, "b").unwrap().name, RelName::new("hr", "b"), "hr comes first on the path");
+        assert_eq!(cat.resolve(None, "a").unwrap().name, RelName::new("public", "a"));
+        assert!(cat.resolve(None, "x").is_none());
+        assert!(cat.reachable_unqualified(&RelName::new("hr", "b")));
+        assert!(!cat.reachable_unqualified(&RelName::new("sales", "b")), "shadowed by hr.b");
+        // narrowed to sales, `b` still means hr.b: it resolves to nothing there, not to sales.b
+        let sales = cat.in_schemas(&["sales".into()]);
+        assert_eq!(sales.tables.len(), 1);
+        assert!(sales.resolve(None, "b").is_none());
+        assert_eq!(sales.resolve(Some("sales"), "b").unwrap().name.schema, "sales");
+        assert_eq!(cat.schemas(), vec!["hr", "public", "sales"]);
     }
 }

@@ -27,6 +27,9 @@ pub struct Settings {
     pub refuse: bool,
     /// Verified examples each generation is shown, at most (`nl2sql.examples`; 0: none).
     pub examples: usize,
+    /// The schemas questions are asked of (`nl2sql.schemas`: comma-separated, `*` for all;
+    /// empty: the search_path, [`crate::context::schemas`]).
+    pub schemas: String,
 }
 
 impl Default for Settings {
@@ -45,6 +48,7 @@ impl Default for Settings {
             instance_time_ms: 3_000,
             refuse: true,
             examples: 3,
+            schemas: String::new(),
         }
     }
 }
@@ -163,6 +167,9 @@ pub struct AskOptions {
     /// Verified examples (the nearest, on tables the caller can see) and the glossary entries the
     /// question mentions go into every generation; at most this many examples (0: neither).
     pub examples: usize,
+    /// The schemas the question is asked of (empty: as the search_path says,
+    /// [`crate::context::schemas::choose`]; `*`: every schema).
+    pub schemas: Vec<String>,
     /// Two-round generation: a draft, its schema linked and closed over foreign keys, then the
     /// final generation on that pruned schema.
     pub two_round: bool,
@@ -177,7 +184,7 @@ pub struct AskOptions {
 
 const ASK_KEYS: &[&str] = &[
     "llm_model", "max_probes", "max_repairs", "probe_rows", "schema_token_budget", "temperature", "seed", "probe",
-    "probe_gate", "verify", "fix", "repair", "refine", "confirm", "refuse", "examples", "values", "value_keywords", "two_round", "generators", "samples", "select", "max_rows",
+    "probe_gate", "verify", "fix", "repair", "refine", "confirm", "refuse", "examples", "schemas", "values", "value_keywords", "two_round", "generators", "samples", "select", "max_rows",
 ];
 
 const GENERATORS_WANTED: &str = "a non-empty array of \"direct\", \"skeleton\", \"decompose\", \"few_shot\"";
@@ -207,6 +214,23 @@ impl AskOptions {
             confirm: r.flag("confirm", true)?,
             refuse: r.flag("refuse", s.refuse)?,
             examples: r.count("examples", s.examples, 0, 10)?,
+            schemas: match r.obj.get("schemas") {
+                None => crate::context::schemas::parse_list(&s.schemas).map_err(|e| {
+                    Error::invalid(format!("setting nl2sql.schemas: {e}")).with_hint("Set it to schema names separated by commas, * for all, or '' to follow search_path.")
+                })?,
+                Some(Value::String(t)) => crate::context::schemas::parse_list(t).map_err(|e| bad("schemas", &format!("schema names separated by commas ({e})")))?,
+                Some(Value::Array(a)) => {
+                    let mut out: Vec<String> = Vec::new();
+                    for v in a {
+                        let name = v.as_str().filter(|n| !n.is_empty()).ok_or_else(|| bad("schemas", "an array of schema names"))?;
+                        if !out.iter().any(|o| o == name) {
+                            out.push(name.to_string());
+                        }
+                    }
+                    out
+                }
+                Some(_) => return Err(bad("schemas", "schema names: a comma-separated string or an array")),
+            },
             two_round: r.flag("two_round", false)?,
             generators: match r.obj.get("generators") {
                 None => vec![Generator::Decompose],
@@ -247,6 +271,7 @@ impl AskOptions {
             "confirm": self.confirm && self.verify && self.single_generation(),
             "refuse": self.refuse,
             "examples": self.examples,
+            "schemas": self.schemas,
             "value_keywords": self.values && self.value_keywords,
             "two_round": self.two_round,
             "generators": self.generators.iter().map(|g| g.name()).collect::<Vec<_>>(),
@@ -356,6 +381,21 @@ mod tests {
         assert_eq!((o.select_gate, o.instance_time_ms, o.randomised, o.max_rows), (0.5, 100, true, 50));
         assert_eq!(SelectOptions::defaults(&s).select_gate, 0.9);
         assert_eq!(o.effective()["voting"], json!("rwma"));
+    }
+
+    #[test]
+    fn schemas_come_from_the_setting_or_the_option_as_a_list_or_an_array() {
+        let s = Settings { schemas: "Sales, hr".into(), ..Settings::default() };
+        assert_eq!(AskOptions::parse(&Value::Null, &s).unwrap().schemas, vec!["sales", "hr"]);
+        assert_eq!(AskOptions::parse(&json!({"schemas": "*"}), &s).unwrap().schemas, vec!["*"]);
+        assert_eq!(AskOptions::parse(&json!({"schemas": ["Mixed Case", "hr"]}), &s).unwrap().schemas, vec!["Mixed Case", "hr"]);
+        assert!(AskOptions::parse(&json!({"schemas": ""}), &s).unwrap().schemas.is_empty(), "an empty option follows search_path");
+        assert!(AskOptions::parse(&Value::Null, &Settings::default()).unwrap().schemas.is_empty());
+        let e = AskOptions::parse(&json!({"schemas": "a;b"}), &s).unwrap_err();
+        assert!(e.message.starts_with("option \"schemas\" must be schema names"), "{}", e.message);
+        let e = AskOptions::parse(&Value::Null, &Settings { schemas: "x y".into(), ..Settings::default() }).unwrap_err();
+        assert!(e.message.starts_with("setting nl2sql.schemas"), "{}", e.message);
+        assert!(AskOptions::parse(&json!({"schemas": 3}), &s).is_err());
     }
 
     #[test]

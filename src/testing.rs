@@ -50,6 +50,7 @@ pub fn bookshop() -> Catalog {
             table("orders", &[("order_id", "integer"), ("customer_id", "integer"), ("ordered_on", "date")], "order_id"),
         ],
         foreign_keys: vec![fk("books", "author_id", "authors"), fk("orders", "customer_id", "customers")],
+        ..Default::default()
     }
 }
 
@@ -90,6 +91,7 @@ pub fn retail() -> Catalog {
             fk(("sales", "order_lines"), &["product_id"], ("catalog", "products"), &["product_id"]),
             fk(("hr", "employees"), &["manager_id"], ("hr", "employees"), &["employee_id"]),
         ],
+        ..Default::default()
     }
 }
 

@@ -209,6 +209,7 @@ mod hint_tests {
                 to: RelName::new("public", "customers"),
                 to_columns: vec!["customer_id".into()],
             }],
+            ..Default::default()
         };
         let hints = schema_hints("SELECT count(*) FROM orders WHERE city = 'Paris'", &cat, "column \"city\" does not exist");
         assert_eq!(

@@ -243,6 +243,7 @@ mod tests {
                 },
             ],
             foreign_keys: vec![],
+            ..Default::default()
         }
     }
 

@@ -111,6 +111,7 @@ mod tests {
                 to: rel("country"),
                 to_columns: vec!["code".into()],
             }],
+            ..Default::default()
         }
     }
 

@@ -623,6 +623,7 @@ mod tests {
                 to: RelName::new("public", "authors"),
                 to_columns: vec!["author_id".into()],
             }],
+            ..Default::default()
         }
     }
 
@@ -671,6 +672,7 @@ mod tests {
         let catalog = Catalog {
             tables: vec![table("airports", &["code", "city"]), table("flights", &["flight_no", "source", "dest"])],
             foreign_keys: vec![fk("source"), fk("dest")],
+            ..Default::default()
         };
         let fired = |sql: &str| -> Vec<&'static str> {
             check(&check_query(sql).unwrap().query, &catalog, "q", &Observed::default()).iter().map(|f| f.checker).collect()

@@ -319,6 +319,7 @@ mod tests {
                 table("stadium", &["stadium_id", "name", "capacity"], &["stadium_id"]),
             ],
             foreign_keys: vec![fk("singer_in_concert", "singer_id", "singer"), fk("singer_in_concert", "concert_id", "concert"), fk("concert", "stadium_id", "stadium")],
+            ..Default::default()
         }
     }
 

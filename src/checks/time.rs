@@ -312,6 +312,7 @@ mod tests {
                 primary_key: vec!["id".into()],
             }],
             foreign_keys: vec![],
+            ..Default::default()
         }
     }
 

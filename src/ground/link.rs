@@ -206,6 +206,7 @@ mod tests {
                 fk("enrolments", "course_id", "courses", "course_id"),
                 fk("courses", "dept_id", "departments", "dept_id"),
             ],
+            ..Default::default()
         }
     }
 

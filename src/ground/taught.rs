@@ -264,6 +264,7 @@ mod tests {
                 table("orders", &[("id", "integer"), ("customer_id", "integer"), ("total", "numeric"), ("placed_at", "date")], "id"),
             ],
             foreign_keys: vec![],
+            ..Default::default()
         }
     }
 

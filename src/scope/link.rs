@@ -298,6 +298,7 @@ mod tests {
                 crate::testing::table("flights", &[("flightno", "integer"), ("sourceairport", "text"), ("destairport", "text")], "flightno"),
             ],
             foreign_keys: vec![],
+            ..Default::default()
         };
         assert_eq!(linked("How many flights have destination ATO?", &catalog), [
             ("flights".into(), Some("flights".into())), ("destination".into(), Some("flights.destairport".into()))]);

@@ -1,5 +1,6 @@
 //! The catalog reader: relations the current user can SELECT, their visible columns, keys,
-//! comments and row estimates, and the foreign keys between them, in one SPI query per call.
+//! comments and row estimates, the foreign keys between them, and the caller's effective
+//! `search_path`, in one SPI query per call.
 
 use nl2sql_core::catalog::{Catalog, Column, ForeignKey, RelKind, RelName, Table};
 use nl2sql_core::error::{Error, Result};
@@ -24,6 +25,7 @@ WITH rels AS (
            OR pg_catalog.has_any_column_privilege(c.oid, 'SELECT'))
 )
 SELECT jsonb_build_object(
+  'search_path', to_jsonb(pg_catalog.current_schemas(false)::text[]),
   'tables', coalesce((
     SELECT jsonb_agg(jsonb_build_object(
       'schema', r.nspname, 'name', r.relname, 'kind', r.relkind::text,
@@ -132,5 +134,5 @@ fn from_document(doc: &Value) -> Catalog {
             .then_some(fk)
         })
         .collect();
-    Catalog { tables, foreign_keys }
+    Catalog { tables, foreign_keys, ..Default::default() }.on_search_path(strings(&doc["search_path"]))
 }

@@ -6,6 +6,8 @@
 //! foreign key away from a matching one (the join bridges), and the lowest-ranked are cut; the
 //! cut is reported so the explanation can say what the model did not see.
 
+pub mod schemas;
+
 use std::collections::{BTreeMap, BTreeSet};
 
 use crate::catalog::{quote_ident, Catalog, RelName, Table};
@@ -35,7 +37,7 @@ const STOP: &[&str] = &[
 ];
 
 /// Lower-cased word stems of a text: split on non-alphanumerics and `_`, crude plural folding.
-fn stems(text: &str) -> BTreeSet<String> {
+pub(crate) fn stems(text: &str) -> BTreeSet<String> {
     text.split(|c: char| !c.is_alphanumeric())
         .map(str::to_lowercase)
         .filter(|w| w.len() >= 3 && !STOP.contains(&w.as_str()))
@@ -54,15 +56,17 @@ fn stem(w: &str) -> String {
     w.to_string()
 }
 
-fn display_name(name: &RelName) -> String {
-    if name.schema == "public" {
+/// A relation as the model should write it: unqualified when the caller's `search_path` reaches
+/// it by that name (PostgreSQL then resolves it there), qualified otherwise.
+fn display_name(catalog: &Catalog, name: &RelName) -> String {
+    if catalog.reachable_unqualified(name) {
         quote_ident(&name.name)
     } else {
         name.to_string()
     }
 }
 
-fn table_line(t: &Table, samples: &Samples) -> String {
+fn table_line(catalog: &Catalog, t: &Table, samples: &Samples) -> String {
     let cols: Vec<String> = t
         .columns
         .iter()
@@ -82,7 +86,7 @@ fn table_line(t: &Table, samples: &Samples) -> String {
             s
         })
         .collect();
-    let mut line = format!("TABLE {} ({}", display_name(&t.name), cols.join(", "));
+    let mut line = format!("TABLE {} ({}", display_name(catalog, &t.name), cols.join(", "));
     if t.primary_key.len() > 1 {
         let pk: Vec<String> = t.primary_key.iter().map(|c| quote_ident(c)).collect();
         line.push_str(&format!(", PRIMARY KEY ({})", pk.join(", ")));
@@ -140,7 +144,7 @@ pub fn build(catalog: &Catalog, samples: &Samples, question: &str, budget: usize
     let mut cut = Vec::new();
     let mut used = 0;
     for (t, _) in ranked {
-        let line = table_line(t, samples);
+        let line = table_line(catalog, t, samples);
         let cost = estimate_tokens(&line) + 1;
         if kept.is_empty() || used + cost <= budget {
             used += cost;
@@ -176,9 +180,9 @@ fn render(catalog: &Catalog, kept: &[(&Table, String)]) -> (String, Vec<RelName>
         .map(|fk| {
             format!(
                 "{}({}) -> {}({})",
-                display_name(&fk.from),
+                display_name(catalog, &fk.from),
                 fk.from_columns.join(", "),
-                display_name(&fk.to),
+                display_name(catalog, &fk.to),
                 fk.to_columns.join(", ")
             )
         })
@@ -232,6 +236,7 @@ mod tests {
                     to_columns: vec!["concert_id".into()],
                 },
             ],
+            ..Default::default()
         }
     }
 
@@ -308,6 +313,7 @@ mod mask_tests {
                 primary_key: vec![],
             }],
             foreign_keys: vec![],
+            ..Default::default()
         };
         assert_eq!(mask_schema_words("Which book has the most pages?", &cat), "Which _ has the most _");
     }
