@@ -16,6 +16,7 @@ use super::repair::Attempt;
 use crate::sql::check_query;
 use crate::catalog::{quote_ident, Catalog, RelName};
 use crate::constraints::{self, Constraint};
+use crate::context::schemas::{Origin, SchemaScope};
 use crate::context::{self, Samples, SchemaContext};
 use crate::effects::{Database, Model};
 use crate::error::{Error, Kind, Result};
@@ -98,6 +99,10 @@ pub(super) struct Ask<'a, 'r, D: Database + ?Sized, M: Model + ?Sized> {
     /// The stored examples nearest to the question, once searched (the `taught` stage and the
     /// few-shot generator read the same ones).
     pub nearest: Option<Vec<crate::ground::taught::Example>>,
+    /// The schemas the question is asked of, and why ([`context::schemas`]).
+    pub scope: SchemaScope,
+    /// Every relation the caller can read, in every schema (`catalog` is the part asked of).
+    pub everything: Catalog,
 }
 
 /// Answer `question`: the whole pipeline, every step recorded through `recorder`.
@@ -111,13 +116,15 @@ pub fn ask<D: Database + ?Sized, M: Model + ?Sized>(
     if question.text.trim().is_empty() {
         return Err(Error::invalid("the question is empty").with_hint("Ask a question about the data in words."));
     }
-    let catalog = db.catalog()?;
-    if catalog.tables.is_empty() {
+    let everything = db.catalog()?;
+    if everything.tables.is_empty() {
         return Err(Error::new(Kind::Privilege, "you cannot SELECT from any table, so there is nothing to ask about")
             .with_hint("Ask the owner of the data for SELECT privileges, or check search_path and schema USAGE."));
     }
+    let scope = context::schemas::choose(&everything, &opts.schemas, question.text)?;
+    let catalog = if scope.outside == 0 { everything.clone() } else { everything.in_schemas(&scope.schemas) };
     let mut trace = Trace::new(recorder);
-    let schema = schema_context(db, &catalog, question.text, opts.schema_token_budget, &mut trace)?;
+    let schema = schema_context(db, &catalog, question.text, opts.schema_token_budget, &scope, &mut trace)?;
     let mut ask = Ask {
         db,
         model,
@@ -132,6 +139,8 @@ pub fn ask<D: Database + ?Sized, M: Model + ?Sized>(
         value_hits: Vec::new(),
         alternative: None,
         nearest: None,
+        scope,
+        everything,
     };
     if opts.values {
         ask.ground_values()?;
@@ -163,23 +172,45 @@ fn names(v: &[RelName]) -> Vec<String> {
     v.iter().map(ToString::to_string).collect()
 }
 
+/// Relations cut for the budget, in words: all of them when few, else the first and how many.
+fn cut_names(cut: &[RelName]) -> String {
+    const SHOWN: usize = 12;
+    let mut text = names(&cut[..cut.len().min(SHOWN)]).join(", ");
+    if cut.len() > SHOWN {
+        text.push_str(&format!(" and {} more", cut.len() - SHOWN));
+    }
+    text
+}
+
 /// The `schema` stage: the tables most relevant to the question within the token budget, with
-/// sample values of their text columns.
-fn schema_context<D: Database + ?Sized>(db: &mut D, catalog: &Catalog, question: &str, budget: usize, trace: &mut Trace) -> Result<SchemaContext> {
+/// sample values of their text columns, in the schemas of `scope`.
+fn schema_context<D: Database + ?Sized>(
+    db: &mut D,
+    catalog: &Catalog,
+    question: &str,
+    budget: usize,
+    scope: &SchemaScope,
+    trace: &mut Trace,
+) -> Result<SchemaContext> {
     let first = context::build(catalog, &Samples::new(), question, budget);
     let samples = sample_values(db, catalog, &first.tables, SAMPLED_COLUMNS);
     let schema = context::build(catalog, &samples, question, budget);
+    let mut data = json!({"tables": names(&schema.tables), "cut": names(&schema.cut), "tokens": schema.tokens, "text": schema.text});
+    if scope.origin != Origin::Single {
+        data["scope"] = scope.to_json();
+    }
     trace.step(
         Stage::Schema,
         Status::Ok,
         format!(
-            "{} tables (~{} tokens){}",
+            "{}{} tables (~{} tokens){}",
+            if scope.origin == Origin::Single { String::new() } else { format!("in {}: ", scope.describe()) },
             schema.tables.len(),
             schema.tokens,
-            if schema.cut.is_empty() { String::new() } else { format!("; cut for the budget: {}", names(&schema.cut).join(", ")) }
+            if schema.cut.is_empty() { String::new() } else { format!("; cut for the budget: {}", cut_names(&schema.cut)) }
         ),
         None,
-        json!({"tables": names(&schema.tables), "cut": names(&schema.cut), "tokens": schema.tokens, "text": schema.text}),
+        data,
     )?;
     Ok(schema)
 }
@@ -229,7 +260,7 @@ impl<D: Database + ?Sized, M: Model + ?Sized> Ask<'_, '_, D, M> {
                 None => self.chat(messages.clone(), "sql_answer", schema.clone(), 700)?.content,
             };
             match parse_sql_answer(&content) {
-                Ok(sql) => return Ok(Ok(sql)),
+                Ok(sql) => return Ok(Ok(self.resolve_names(sql, label)?)),
                 Err(e) => {
                     let prefix = if label.is_empty() { String::new() } else { format!("{label}: ") };
                     self.trace.step(stage, Status::Retry, format!("{prefix}answer {attempt} was not usable: {e}"), None, json!({"answer": content}))?;
@@ -242,6 +273,16 @@ impl<D: Database + ?Sized, M: Model + ?Sized> Ask<'_, '_, D, M> {
             }
         }
         Ok(Err(last))
+    }
+
+    /// The model's SQL with its relation names resolved in the schemas asked of
+    /// ([`crate::sql::names`]), recorded as a `fix` step when a name changed.
+    fn resolve_names(&mut self, sql: String, label: &str) -> Result<String> {
+        let Some(resolved) = crate::sql::names::resolve(&sql, &self.catalog) else { return Ok(sql) };
+        let prefix = if label.is_empty() { String::new() } else { format!("{label}: ") };
+        let detail = format!("{prefix}relation names resolved in the schemas asked of: {}", resolved.changes.join("; "));
+        self.trace.step(Stage::Fix, Status::Ok, detail, Some(resolved.sql.clone()), json!({"fix": "names", "before": sql, "changes": resolved.changes}))?;
+        Ok(resolved.sql)
     }
 
     /// The `values` stage: values of the schema's tables that the question names, from the value
@@ -378,8 +419,27 @@ impl<D: Database + ?Sized, M: Model + ?Sized> Ask<'_, '_, D, M> {
         })
     }
 
+    /// Another schema that fits the question as well as the one asked of, where the chosen query
+    /// reads the same names and plans: that schema, the query there, and why it is a reading.
+    fn other_schema_reading(&mut self, sql: &str) -> Option<(String, String)> {
+        let home = self.scope.schemas.first()?.clone();
+        for other in self.scope.readings.clone() {
+            let Some(there) = crate::sql::names::moved(sql, &home, &other, &self.everything) else { continue };
+            if matches!(self.db.plan(&there), Ok(Outcome::Rows(_))) {
+                let why = format!(
+                    "the question fits schema {home} and schema {other} equally well, and the query reads either; name the schema (option schemas, setting nl2sql.schemas, or search_path) to decide"
+                );
+                return Some((there, why));
+            }
+        }
+        None
+    }
+
     fn finish(mut self, chosen: Attempt, verified: bool) -> Result<Explanation> {
         let clean = verified && chosen.is_clean();
+        if clean && self.alternative.is_none() && !self.scope.readings.is_empty() {
+            self.alternative = self.other_schema_reading(&chosen.sql);
+        }
         let detail = if clean {
             "verified: every constraint holds, it plans and runs".to_string()
         } else if !verified {

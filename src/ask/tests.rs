@@ -1033,3 +1033,79 @@ fn a_question_beyond_the_data_is_refused_without_asking_the_model() {
     assert!(e.reason().contains("beyond data") && e.reason().contains("a prediction"), "{}", e.reason());
     assert!(model.requests.is_empty());
 }
+
+// --- many schemas ----------------------------------------------------------------------------
+
+/// Three schemas with look-alike names, as databases loaded side by side are, on `path`.
+fn atlas(path: &[&str]) -> ScriptedDb {
+    use crate::catalog::{Catalog, Column, RelKind, RelName, Table};
+    let t = |schema: &str, name: &str, cols: &[&str]| Table {
+        name: RelName::new(schema, name),
+        kind: RelKind::Table,
+        comment: None,
+        row_estimate: Some(10.0),
+        columns: cols.iter().map(|c| Column { name: c.to_string(), type_name: "integer".into(), nullable: true, comment: None }).collect(),
+        primary_key: vec![cols[0].to_string()],
+    };
+    let catalog = Catalog {
+        tables: vec![
+            t("car_1", "countries", &["countryid", "continent"]),
+            t("car_1", "cars_data", &["id", "horsepower", "year"]),
+            t("world_1", "country", &["code", "population"]),
+            t("geo", "countries", &["id", "area"]),
+        ],
+        ..Default::default()
+    }
+    .on_search_path(path.iter().map(|s| s.to_string()).collect());
+    ScriptedDb { catalog, ..Default::default() }
+}
+
+#[test]
+fn off_the_search_path_the_schema_that_fits_is_asked_and_the_names_resolved_there() {
+    let mut model = ScriptedModel::new(vec![sql_reply("SELECT avg(horsepower) FROM cars_data")]);
+    let e = run(&mut atlas(&["public"]), &mut model, "What is the average horsepower of the cars?", json!({"probe": false, "refuse": false})).unwrap();
+    let schema = &e.steps[0];
+    assert!(schema.detail.starts_with("in schema car_1: its names fit the question best"), "{}", schema.detail);
+    let prompt: String = model.requests[0].messages.iter().map(|m| m.content.as_str()).collect();
+    assert!(prompt.contains("car_1.cars_data") && !prompt.contains("world_1") && !prompt.contains("geo."), "{prompt}");
+    // the model left the schema out: resolved on the syntax tree before anything ran
+    let fix = e.steps.iter().find(|s| s.stage == Stage::Fix).expect("a names step");
+    assert_eq!(fix.data["fix"], json!("names"));
+    assert!(fix.detail.contains("cars_data → car_1.cars_data (the search_path does not reach it)"), "{}", fix.detail);
+    assert_eq!(e.chosen_sql, "SELECT avg(horsepower) FROM car_1.cars_data");
+    assert_eq!(e.status(), Status::Ok);
+}
+
+#[test]
+fn a_question_two_schemas_fit_equally_well_ends_ambiguous_naming_both() {
+    let mut model = ScriptedModel::new(vec![sql_reply("SELECT count(*) FROM countries")]);
+    let mut db = atlas(&["public"]);
+    let e = run(&mut db, &mut model, "How many countries are there?", json!({"probe": false, "refuse": false})).unwrap();
+    assert!(e.steps[0].detail.contains("geo, world_1 fit as well"), "{}", e.steps[0].detail);
+    assert_eq!(e.chosen_sql, "SELECT count(*) FROM car_1.countries");
+    assert_eq!(e.status(), Status::Ambiguous);
+    let (other, why) = e.alternative.clone().unwrap();
+    assert_eq!(other, "SELECT count(*) FROM geo.countries", "world_1 has no `countries`: the same query does not read it");
+    assert!(why.contains("schema car_1 and schema geo"), "{why}");
+    // when the other schema's copy does not plan, the tie was in the names only: no ambiguity
+    let mut model = ScriptedModel::new(vec![sql_reply("SELECT count(*) FROM countries")]);
+    let mut db = atlas(&["public"]).plan_fails("geo.countries", "permission denied for table countries");
+    let e = run(&mut db, &mut model, "How many countries are there?", json!({"probe": false, "refuse": false})).unwrap();
+    assert_eq!((e.status(), e.alternative.is_none()), (Status::Ok, true));
+}
+
+#[test]
+fn the_search_path_and_the_schemas_option_decide_before_any_fit() {
+    let mut model = ScriptedModel::new(vec![sql_reply("SELECT count(*) FROM country")]);
+    let e = run(&mut atlas(&["world_1"]), &mut model, "How many countries are there?", json!({"probe": false, "refuse": false})).unwrap();
+    assert!(e.steps[0].detail.starts_with("in schemas world_1 (the search_path)"), "{}", e.steps[0].detail);
+    let prompt: String = model.requests[0].messages.iter().map(|m| m.content.as_str()).collect();
+    assert!(prompt.contains("TABLE country (") && !prompt.contains("car_1"), "on the path, names are shown as written: {prompt}");
+    assert_eq!((e.status(), e.chosen_sql.as_str()), (Status::Ok, "SELECT count(*) FROM country"));
+    let mut model = ScriptedModel::new(vec![sql_reply("SELECT count(*) FROM geo.countries")]);
+    let e = run(&mut atlas(&["world_1"]), &mut model, "How many countries are there?", json!({"probe": false, "refuse": false, "schemas": "geo"})).unwrap();
+    assert!(e.steps[0].detail.starts_with("in schemas geo (named by the option schemas"), "{}", e.steps[0].detail);
+    assert_eq!(e.status(), Status::Ok);
+    let e = run(&mut atlas(&["world_1"]), &mut ScriptedModel::new(vec![]), "How many countries?", json!({"schemas": ["nowhere"]})).unwrap_err();
+    assert_eq!(e.sqlstate, "42704");
+}

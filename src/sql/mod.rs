@@ -3,5 +3,6 @@
 pub mod degenerate;
 pub mod guard;
 pub mod limit;
+pub mod names;
 
 pub use guard::{check_query, CheckedQuery, Refusal};
