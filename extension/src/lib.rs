@@ -53,6 +53,7 @@ mod tests {
     include!("../../pgrx-tests/select.rs");
     include!("../../pgrx-tests/values.rs");
     include!("../../pgrx-tests/learn.rs");
+    include!("../../pgrx-tests/schemas.rs");
 }
 
 /// Required by `cargo pgrx test`.

@@ -54,6 +54,7 @@ pub static INSTANCE_TIME_MS: GucSetting<i32> = GucSetting::<i32>::new(3_000);
 pub static VALUE_INDEX_MAX_VALUES: GucSetting<i32> = GucSetting::<i32>::new(1000);
 pub static REFUSE: GucSetting<bool> = GucSetting::<bool>::new(true);
 pub static EXAMPLES: GucSetting<i32> = GucSetting::<i32>::new(3);
+pub static SCHEMAS: GucSetting<Option<CString>> = GucSetting::<Option<CString>>::new(None);
 
 pub fn init() {
     GucRegistry::define_string_guc(
@@ -189,6 +190,14 @@ pub fn init() {
         &MAX_PROBES,
         0,
         5,
+        GucContext::Userset,
+        GucFlags::default(),
+    );
+    GucRegistry::define_string_guc(
+        c"nl2sql.schemas",
+        c"Schemas questions are asked of: names separated by commas, * for every schema you may use.",
+        c"Empty (the default): the schemas on search_path, or the schema whose names fit the question best when none of them does.",
+        &SCHEMAS,
         GucContext::Userset,
         GucFlags::default(),
     );
@@ -332,6 +341,7 @@ pub fn defaults() -> nl2sql_core::options::Settings {
         instance_time_ms: INSTANCE_TIME_MS.get().max(1) as u64,
         refuse: REFUSE.get(),
         examples: count(EXAMPLES.get()),
+        schemas: text(&SCHEMAS).unwrap_or_default(),
     }
 }
 
