@@ -27,24 +27,7 @@ use std::time::Instant;
 #[path = "spider.rs"]
 mod spider;
 use serde_json::{json, Value};
-use spider::{connect, paired, rows, Gold};
-
-fn database(set: &str, db_id: &str) -> String {
-    let prefix = if set == "spider_train" { "train_" } else { "spider_" };
-    format!("{prefix}{}", db_id.to_lowercase())
-}
-
-/// A fixed pseudo-random order (splitmix64 of the seed and a key).
-fn mix(seed: u64, key: &str) -> u64 {
-    let mut h = seed ^ 0x9E37_79B9_7F4A_7C15;
-    for b in key.bytes() {
-        h = (h ^ b as u64).wrapping_mul(0x100_0000_01B3);
-    }
-    let mut z = h.wrapping_add(0x9E37_79B9_7F4A_7C15);
-    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-    z ^ (z >> 31)
-}
+use spider::{connect, database, mix, paired, rows, Gold};
 
 struct Row {
     db: String,

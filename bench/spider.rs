@@ -251,3 +251,47 @@ pub fn paired(pairs: &[(bool, bool)]) -> Paired {
         high: 100.0 * (mean + half),
     }
 }
+
+/// The database a question's set is loaded as (bench/load_spider.sh).
+pub fn database(set: &str, db_id: &str) -> String {
+    let prefix = if set == "spider_train" { "train_" } else { "spider_" };
+    format!("{prefix}{}", db_id.to_lowercase())
+}
+
+/// A fixed pseudo-random order (splitmix64 of the seed and a key).
+pub fn mix(seed: u64, key: &str) -> u64 {
+    let mut h = seed ^ 0x9E37_79B9_7F4A_7C15;
+    for b in key.bytes() {
+        h = (h ^ b as u64).wrapping_mul(0x100_0000_01B3);
+    }
+    let mut z = h.wrapping_add(0x9E37_79B9_7F4A_7C15);
+    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+    z ^ (z >> 31)
+}
+
+/// `n` questions stratified by database: databases in a seeded order, one question of each in turn.
+pub fn sample(questions: Vec<&Value>, n: usize, seed: u64) -> Vec<&Value> {
+    let mut by_db: BTreeMap<String, Vec<&Value>> = BTreeMap::new();
+    for q in questions {
+        by_db.entry(q["db_id"].as_str().unwrap_or("").to_string()).or_default().push(q);
+    }
+    let mut dbs: Vec<(String, Vec<&Value>)> = by_db.into_iter().collect();
+    for (_, qs) in dbs.iter_mut() {
+        qs.sort_by_key(|q| mix(seed, &q["question_id"].to_string()));
+    }
+    dbs.sort_by_key(|(db, _)| mix(seed, db));
+    let mut out = Vec::new();
+    let mut round = 0;
+    while out.len() < n && dbs.iter().any(|(_, qs)| qs.len() > round) {
+        for (_, qs) in &dbs {
+            if out.len() < n {
+                if let Some(q) = qs.get(round) {
+                    out.push(*q);
+                }
+            }
+        }
+        round += 1;
+    }
+    out
+}

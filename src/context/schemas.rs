@@ -9,9 +9,10 @@
 //!    relation they can read, unless no word of the question fits them while some schema off
 //!    the path fits (then 3.). The path wins every tie: the caller chose it.
 //! 3. **The best fit**: the schema whose names cover most of the question's words (a word that
-//!    names a table, or the schema, counts 2; one that names only a column, 1), ties broken by the
-//!    best single table's fit. Other schemas that fit exactly as well are *readings*: the run says
-//!    so (`ambiguous`) when the same query reads them too, instead of a silent pick.
+//!    names a table, or the schema, counts 2; one that names only a column, 1); among schemas
+//!    that cover it as well, the one whose single best table fits best is asked of, and the others
+//!    are *readings*: the run says so (`ambiguous`) when the same query reads them too, instead of
+//!    a silent pick.
 //!
 //! Schemas joined to the scope by foreign keys come with it (one data model across schemas). When
 //! the path holds nothing the caller can read and no schema fits, every schema is the scope and
@@ -166,9 +167,12 @@ pub fn choose(catalog: &Catalog, named: &[String], question: &str) -> Result<Sch
         // nothing fits: on the path if it holds anything, else everywhere
         return Ok(if path.is_empty() { scope(visible.clone(), Origin::Everything, vec![], vec![]) } else { scope(path, Origin::SearchPath, vec![], vec![]) });
     }
-    let mut tied: Vec<String> = fits.iter().filter(|(_, f)| **f == best).map(|(s, _)| s.to_string()).collect();
-    let first = tied.remove(0);
-    Ok(scope(vec![first], Origin::BestFit, tied, vec![]))
+    // every schema whose names cover the question as well is a reading; the one whose single
+    // table fits best is asked of first
+    let tied: Vec<String> = fits.iter().filter(|(s, f)| f.0 == best.0 && !path.iter().any(|p| p == *s)).map(|(s, _)| s.to_string()).collect();
+    let first = fits.iter().filter(|(s, f)| **f == best && !path.iter().any(|p| p == *s)).map(|(s, _)| s.to_string()).next().expect("the best fit");
+    let readings = tied.into_iter().filter(|s| *s != first).collect();
+    Ok(scope(vec![first], Origin::BestFit, readings, vec![]))
 }
 
 /// The `schemas` option or `nl2sql.schemas` setting: comma-separated schema names (as written,

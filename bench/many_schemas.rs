@@ -1,0 +1,300 @@
+//! Benchmark 12: many schemas. The 108 `spider_train` databases loaded side by side as the schemas
+//! of one database (`train_all`, bench/load_combined.sh), and questions of theirs asked there:
+//!
+//!   own      in the question's own database (`train_<db>`), as Benchmark 2 asks it;
+//!   path     in train_all, `search_path` set to the question's schema (and public);
+//!   default  in train_all, the default `search_path` ("$user", public: no table there).
+//!
+//!     bench/load_spider.sh --set spider_train --index && bench/load_combined.sh    # once
+//!     cargo run --release --example many_schemas -- [--sample N] [--seed S] [--configs own,path,default] [DATA_DIR]
+//!     cargo run --release --example many_schemas -- --context [DATA_DIR]            # the context's size and time
+//!
+//! Questions: `--sample N` stratified by database as Benchmark 2 takes them (the databases in a
+//! seeded order, one question of each in turn), questions whose gold has no trustworthy
+//! PostgreSQL result left out. The configurations of a question run one after another, in an order
+//! that turns from one question to the next (the model server reuses the prompt prefix of the call
+//! before). Scoring is Benchmark 2's strict rule, the gold run in the question's own database and
+//! the prediction where it was asked. For `default`, a run that ends `ambiguous` with the
+//! question's schema among the readings it names (or asked of it) is counted apart ("ambiguous,
+//! the question's schema named"), never as right.
+//!
+//! Reported per configuration: strict accuracy, paired against `own` (wins, losses, mean
+//! difference, 95% interval), seconds per question and the ratio to `own`, prompt tokens, the
+//! statuses, answers whose SQL fails to run, and for `default` the schema chosen. Raw per-question
+//! results go to `bench/results/many_schemas.jsonl` (or `$NL2SQL_BENCH_OUT`); `--resume` keeps
+//! the results already there.
+//!
+//! `--context`: the catalog of train_all as `nl2sql_schema()` reads it (size, time), and the
+//! schema context for 10, 100 and all tables: the time to choose the schemas and render the
+//! context, and its size unbudgeted and under the default budget, over the sampled questions.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::io::Write;
+use std::time::Instant;
+
+#[path = "spider.rs"]
+mod spider;
+use nl2sql_core::catalog::Catalog;
+use nl2sql_core::context::{self, schemas, Samples};
+use postgres::Client;
+use serde_json::{json, Value};
+use spider::{connect, database, paired, rows, sample, Gold};
+
+const COMBINED: &str = "train_all";
+
+struct Row {
+    question: String,
+    config: String,
+    strict: bool,
+    seconds: f64,
+    status: String,
+    prompt_tokens: i64,
+    fails: bool,
+    schema: Option<String>,
+    ambiguous_right: bool,
+}
+
+/// The last run of this session: (run id, status, prompt tokens, the schema step's detail, the
+/// other reading's SQL when it ended ambiguous, the other schemas that fit as well).
+fn last_run(client: &mut Client) -> Option<(i64, String, i64, String, Option<String>, Vec<String>)> {
+    let r = client
+        .query_one(
+            "SELECT r.run_id, r.status, coalesce(r.prompt_tokens, 0)::int8,
+                    coalesce((SELECT detail FROM nl2sql.steps s WHERE s.run_id = r.run_id AND s.stage = 'schema'), ''),
+                    (SELECT output->'alternative'->>'sql' FROM nl2sql.steps s WHERE s.run_id = r.run_id AND s.stage = 'chosen'),
+                    coalesce((SELECT output->'scope'->'readings' FROM nl2sql.steps s WHERE s.run_id = r.run_id AND s.stage = 'schema'), '[]')::text
+             FROM nl2sql.runs r ORDER BY run_id DESC LIMIT 1",
+            &[],
+        )
+        .ok()?;
+    let readings: Vec<String> = serde_json::from_str(&r.get::<_, String>(5)).unwrap_or_default();
+    Some((r.get(0), r.get(1), r.get(2), r.get(3), r.get(4), readings))
+}
+
+/// The schema a run was asked of, read from the schema step ("in schema x: ..." or "in schemas x (...").
+fn asked_of(detail: &str) -> Option<String> {
+    let rest = detail.strip_prefix("in schema ").or_else(|| detail.strip_prefix("in schemas "))?;
+    Some(rest.split([':', ' ', ',']).next()?.to_string())
+}
+
+fn main() {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let (mut n, mut seed, mut configs, mut resume, mut context_only) = (150usize, 21u64, vec!["own".to_string(), "path".into(), "default".into()], false, false);
+    let mut dir = "../shared/data".to_string();
+    let mut i = 0;
+    while i < args.len() {
+        let value = |i: usize| args.get(i + 1).cloned().unwrap_or_else(|| panic!("{} needs a value", args[i]));
+        match args[i].as_str() {
+            "--sample" => n = value(i).parse().expect("--sample N"),
+            "--seed" => seed = value(i).parse().expect("--seed S"),
+            "--configs" => configs = value(i).split(',').map(str::to_string).collect(),
+            "--resume" => {
+                resume = true;
+                i += 1;
+                continue;
+            }
+            "--context" => {
+                context_only = true;
+                i += 1;
+                continue;
+            }
+            other => {
+                dir = other.to_string();
+                i += 1;
+                continue;
+            }
+        }
+        i += 2;
+    }
+    let all: Vec<Value> = serde_json::from_str(&std::fs::read_to_string(format!("{dir}/spider_train/questions.json")).expect("questions")).unwrap();
+    let eligible: Vec<&Value> = all.iter().filter(|q| q["pg_ok_tie_tolerant"] == Value::Bool(true)).collect();
+    let questions = sample(eligible, n, seed);
+    if context_only {
+        println!("command: cargo run --release --example many_schemas -- --context --sample {n} --seed {seed} {dir}");
+        return context_report(&questions);
+    }
+    println!(
+        "command: cargo run --release --example many_schemas -- --sample {n} --seed {seed} --configs {} {dir}",
+        configs.join(",")
+    );
+    let out_path = std::env::var("NL2SQL_BENCH_OUT").unwrap_or_else(|_| format!("{}/bench/results/many_schemas.jsonl", env!("CARGO_MANIFEST_DIR")));
+    let mut results: Vec<Row> = Vec::new();
+    let mut done: BTreeSet<(String, String)> = BTreeSet::new();
+    if resume {
+        for l in std::fs::read_to_string(&out_path).unwrap_or_default().lines().filter_map(|l| serde_json::from_str::<Value>(l).ok()) {
+            let r = Row {
+                question: l["key"].as_str().unwrap_or("").to_string(),
+                config: l["config"].as_str().unwrap_or("").to_string(),
+                strict: l["strict"] == Value::Bool(true),
+                seconds: l["seconds"].as_f64().unwrap_or(0.0),
+                status: l["status"].as_str().unwrap_or("").to_string(),
+                prompt_tokens: l["prompt_tokens"].as_i64().unwrap_or(0),
+                fails: l["fails"] == Value::Bool(true),
+                schema: l["schema"].as_str().map(str::to_string),
+                ambiguous_right: l["ambiguous_right"] == Value::Bool(true),
+            };
+            done.insert((r.question.clone(), r.config.clone()));
+            results.push(r);
+        }
+    } else {
+        let _ = std::fs::remove_file(&out_path);
+    }
+    let file = std::fs::OpenOptions::new().create(true).append(true).open(&out_path).expect("results file");
+    let mut raw = std::io::BufWriter::new(file);
+    let mut combined = connect(COMBINED);
+    combined.batch_execute("SET client_min_messages = warning; ALTER EXTENSION nl2sql UPDATE").expect("update the extension in train_all");
+    let mut own_clients: BTreeMap<String, Client> = BTreeMap::new();
+    for (qi, q) in questions.iter().enumerate() {
+        let db_id = q["db_id"].as_str().unwrap().to_lowercase();
+        let key = format!("{db_id}#{}", q["question_id"]);
+        let text = q["question"].as_str().unwrap();
+        let own = own_clients.entry(db_id.clone()).or_insert_with(|| {
+            let mut c = connect(&database("spider_train", &db_id));
+            c.batch_execute("SET client_min_messages = warning; ALTER EXTENSION nl2sql UPDATE").expect("update the extension");
+            c
+        });
+        let gold = match Gold::load(own, q["gold_pg"].as_str().unwrap(), q["order_sensitive"] == Value::Bool(true)) {
+            Ok(g) => g,
+            Err(e) => {
+                println!("skip {key}: gold fails: {e}");
+                continue;
+            }
+        };
+        let mut order: Vec<&String> = configs.iter().collect();
+        order.rotate_left(qi % configs.len().max(1));
+        for config in order {
+            if done.contains(&(key.clone(), config.clone())) {
+                continue;
+            }
+            let client: &mut Client = if config == "own" { own_clients.get_mut(&db_id).unwrap() } else { &mut combined };
+            let path = match config.as_str() {
+                "own" => "RESET search_path".to_string(),
+                "path" => format!("SET search_path = \"{db_id}\", public"),
+                "default" => "RESET search_path".to_string(),
+                other => panic!("unknown configuration {other} (own, path, default)"),
+            };
+            client.batch_execute(&path).expect("search_path");
+            let started = Instant::now();
+            let answer = client.query_one("SELECT nl2sql($1)", &[&text]);
+            let seconds = started.elapsed().as_secs_f64();
+            let sql: Option<String> = answer.as_ref().ok().and_then(|r| r.get(0));
+            let ran = sql.as_deref().map(|s| rows(client, s));
+            let strict = ran.as_ref().is_some_and(|p| p.as_ref().is_ok_and(|p| gold.strict(p)));
+            let fails = ran.as_ref().is_some_and(|p| p.is_err());
+            let run = last_run(client);
+            let (status, prompt_tokens, detail, alternative, readings) =
+                run.map(|r| (r.1, r.2, r.3, r.4, r.5)).unwrap_or_else(|| ("none".into(), 0, String::new(), None, vec![]));
+            let schema = if config == "default" { asked_of(&detail) } else { None };
+            // ambiguous, naming the question's schema as a reading (or asked of it): reported as
+            // such, counted apart from right
+            let ambiguous_right = status == "ambiguous" && (schema.as_deref() == Some(db_id.as_str()) || readings.contains(&db_id));
+            client.batch_execute("RESET search_path").expect("search_path");
+            let line = json!({"key": key, "db": db_id, "question_id": q["question_id"], "question": text, "config": config,
+                "strict": strict, "status": status, "seconds": seconds, "prompt_tokens": prompt_tokens, "fails": fails,
+                "schema": schema, "ambiguous_right": ambiguous_right, "sql": sql, "schema_step": detail, "alternative": alternative, "readings": readings,
+                "error": answer.err().map(|e| e.to_string())});
+            writeln!(raw, "{line}").expect("write results");
+            raw.flush().expect("flush results");
+            println!("{key} {config:7} {} {status:11} {seconds:5.1}s {}", if strict { "ok " } else { "BAD" }, sql.unwrap_or_default());
+            results.push(Row { question: key.clone(), config: config.clone(), strict, seconds, status, prompt_tokens, fails, schema, ambiguous_right });
+        }
+    }
+    report(&results, &configs);
+    println!("raw results: {out_path}");
+}
+
+fn report(results: &[Row], configs: &[String]) {
+    let at: BTreeMap<(&str, &str), &Row> = results.iter().map(|r| ((r.question.as_str(), r.config.as_str()), r)).collect();
+    let questions: BTreeSet<&str> = results.iter().map(|r| r.question.as_str()).collect();
+    // only questions every configuration answered are compared
+    let complete: Vec<&str> = questions.into_iter().filter(|q| configs.iter().all(|c| at.contains_key(&(*q, c.as_str())))).collect();
+    println!("\n{} questions from {} databases, every configuration run", complete.len(), complete.iter().map(|q| q.split('#').next().unwrap()).collect::<BTreeSet<_>>().len());
+    println!("| configuration | strict | vs own (wins / losses, difference, 95% interval) | s / question | vs own | prompt tokens | statuses | answers whose SQL fails |");
+    println!("|---|---|---|---|---|---|---|---|");
+    for c in configs {
+        let rows: Vec<&Row> = complete.iter().map(|q| at[&(*q, c.as_str())]).collect();
+        let acc = 100.0 * rows.iter().filter(|r| r.strict).count() as f64 / rows.len().max(1) as f64;
+        let secs = rows.iter().map(|r| r.seconds).sum::<f64>() / rows.len().max(1) as f64;
+        let tokens = rows.iter().map(|r| r.prompt_tokens).sum::<i64>() / rows.len().max(1) as i64;
+        let mut statuses: BTreeMap<&str, usize> = BTreeMap::new();
+        for r in &rows {
+            *statuses.entry(r.status.as_str()).or_default() += 1;
+        }
+        let statuses = statuses.iter().map(|(s, n)| format!("{s} {n}")).collect::<Vec<_>>().join(", ");
+        let failing = rows.iter().filter(|r| r.fails && r.status != "error" && r.status != "unanswerable").count();
+        let (vs, ratio) = if configs.iter().any(|x| x == "own") && c != "own" {
+            let pairs: Vec<(bool, bool)> = complete.iter().map(|q| (at[&(*q, "own")].strict, at[&(*q, c.as_str())].strict)).collect();
+            let p = paired(&pairs);
+            let own_secs = complete.iter().map(|q| at[&(*q, "own")].seconds).sum::<f64>();
+            (
+                format!("{} / {}, {:+.1} [{:+.1}, {:+.1}]", p.wins, p.losses, p.mean, p.low, p.high),
+                format!("{:.2}x", rows.iter().map(|r| r.seconds).sum::<f64>() / own_secs.max(1e-9)),
+            )
+        } else {
+            ("-".into(), "-".into())
+        };
+        println!("| {c} | {acc:.1}% | {vs} | {secs:.1} | {ratio} | {tokens} | {statuses} | {failing} |");
+    }
+    if configs.iter().any(|c| c == "default") {
+        let rows: Vec<&Row> = complete.iter().map(|q| at[&(*q, "default")]).collect();
+        let right_schema = rows.iter().filter(|r| r.schema.as_deref() == r.question.split('#').next()).count();
+        let ambiguous = rows.iter().filter(|r| r.status == "ambiguous").count();
+        let named = rows.iter().filter(|r| r.ambiguous_right).count();
+        println!(
+            "\ndefault search_path: asked of the question's own schema {right_schema} of {}; ambiguous {ambiguous} (naming the question's schema: {named}); right, or ambiguous naming the question's schema: {:.1}%",
+            rows.len(),
+            100.0 * rows.iter().filter(|r| r.strict || r.ambiguous_right).count() as f64 / rows.len().max(1) as f64
+        );
+    }
+}
+
+/// The catalog of train_all and the schema context over 10, 100 and all its tables.
+fn context_report(questions: &[&Value]) {
+    let mut client = connect(COMBINED);
+    client.batch_execute("SET client_min_messages = warning; ALTER EXTENSION nl2sql UPDATE").expect("update the extension");
+    let mut read_ms = Vec::new();
+    let mut text = String::new();
+    for _ in 0..5 {
+        let started = Instant::now();
+        text = client.query_one("SELECT nl2sql_schema()::text", &[]).expect("nl2sql_schema()").get(0);
+        read_ms.push(started.elapsed().as_secs_f64() * 1000.0);
+    }
+    read_ms.sort_by(f64::total_cmp);
+    let full: Catalog = serde_json::from_str(&text).expect("a catalog");
+    let path = full.search_path.clone();
+    let full = full.on_search_path(path);
+    println!(
+        "nl2sql_schema() of train_all: {} tables in {} schemas, {} KB of JSON, read in {:.0} ms (median of 5)",
+        full.tables.len(),
+        full.schemas().len(),
+        text.len() / 1024,
+        read_ms[2]
+    );
+    println!("\n| tables | schemas | choose + render per question (ms, mean) | whole schema unbudgeted (tokens) | context under the default budget (tokens, mean) |");
+    println!("|---|---|---|---|---|");
+    let budget = nl2sql_core::options::Settings::default().schema_token_budget;
+    for target in [10usize, 100, full.tables.len()] {
+        // whole schemas, in name order, until `target` tables
+        let mut chosen: Vec<String> = Vec::new();
+        let mut count = 0;
+        for s in full.schemas() {
+            if count >= target {
+                break;
+            }
+            count += full.tables.iter().filter(|t| t.name.schema == s).count();
+            chosen.push(s.to_string());
+        }
+        let part = full.in_schemas(&chosen);
+        let whole = context::build(&part, &Samples::new(), "", usize::MAX).tokens;
+        let started = Instant::now();
+        let mut tokens = 0;
+        for q in questions {
+            let text = q["question"].as_str().unwrap();
+            let scope = schemas::choose(&part, &[], text).expect("a scope");
+            let scoped = if scope.outside == 0 { part.clone() } else { part.in_schemas(&scope.schemas) };
+            tokens += context::build(&scoped, &Samples::new(), text, budget).tokens;
+        }
+        let per = started.elapsed().as_secs_f64() * 1000.0 / questions.len().max(1) as f64;
+        println!("| {} | {} | {per:.2} | {whole} | {} |", part.tables.len(), chosen.len(), tokens / questions.len().max(1));
+    }
+}
