@@ -49,6 +49,16 @@ fn schemas_a_question_off_the_search_path_is_asked_of_the_schema_that_fits_with_
     let ran = try_sql(&sql, 10);
     assert_eq!(ran["ok"], json!(true), "{sql}: {ran}");
     assert_eq!(ran["rows"], json!([[3]]), "{sql}: {ran}");
+
+    // the value index is searched in the schema asked of (its rows first, then the exact distance)
+    exec("SELECT count(*) FROM nl2sql_index_values('fleet.vehicles')");
+    let values = Spi::get_one_with_args::<String>(
+        "SELECT detail FROM nl2sql_run($1, NULL, '{\"probe\": false, \"verify\": false, \"refuse\": false}') WHERE stage = 'values'",
+        &["What is the horsepower of the Volvo vehicles?".into()],
+    )
+    .unwrap()
+    .unwrap_or_default();
+    assert!(values.contains("vehicles.make = 'Volvo'"), "{values}");
 }
 
 #[pg_test]

@@ -56,6 +56,10 @@ pub trait Instances: Executor {
 pub struct ValueSearch {
     pub term: String,
     pub embedding: Vec<f32>,
+    /// Search only the values of these schemas (empty: every schema). A question asked of a few
+    /// schemas of many searches theirs, so the nearest values of other schemas do not crowd
+    /// them out of the index's first hundred.
+    pub schemas: Vec<String>,
 }
 
 /// Everything the ask pipeline and selection read from the database.

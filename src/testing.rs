@@ -141,6 +141,8 @@ pub struct ScriptedDb {
     pub ran: Vec<String>,
     /// Every SQL text planned.
     pub planned: Vec<String>,
+    /// Every search of the value index.
+    pub value_searches: Vec<ValueSearch>,
 }
 
 impl ScriptedDb {
@@ -227,7 +229,8 @@ impl Database for ScriptedDb {
         Ok(self.indexed)
     }
 
-    fn value_candidates(&mut self, _searches: &[ValueSearch]) -> Result<Vec<ValueMatch>> {
+    fn value_candidates(&mut self, searches: &[ValueSearch]) -> Result<Vec<ValueMatch>> {
+        self.value_searches.extend(searches.iter().cloned());
         self.fail("values")?;
         Ok(self.value_matches.clone())
     }

@@ -313,7 +313,9 @@ impl<D: Database + ?Sized, M: Model + ?Sized> Ask<'_, '_, D, M> {
         let keywords = terms.clone();
         terms.push(self.question.text.to_string());
         let limits = SearchLimits { max_results: 8, per_column: 2, min_score: 0.5 };
-        match values::search(self.db, self.model, &self.catalog, &terms, limits) {
+        // a question asked of some schemas of many searches the values of those only
+        let within = if self.scope.outside > 0 { self.scope.schemas.clone() } else { Vec::new() };
+        match values::search(self.db, self.model, &self.catalog, &terms, limits, &within) {
             Ok(hits) => {
                 let hits: Vec<_> = hits.into_iter().filter(|h| tables.contains(&h.table)).collect();
                 for h in &hits {

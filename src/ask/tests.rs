@@ -1063,7 +1063,11 @@ fn atlas(path: &[&str]) -> ScriptedDb {
 #[test]
 fn off_the_search_path_the_schema_that_fits_is_asked_and_the_names_resolved_there() {
     let mut model = ScriptedModel::new(vec![sql_reply("SELECT avg(horsepower) FROM cars_data")]);
-    let e = run(&mut atlas(&["public"]), &mut model, "What is the average horsepower of the cars?", json!({"probe": false, "refuse": false})).unwrap();
+    let mut db = atlas(&["public"]);
+    db.indexed = true;
+    let e = run(&mut db, &mut model, "What is the average horsepower of the cars?", json!({"probe": false, "refuse": false})).unwrap();
+    // the value index is searched in the schema asked of only
+    assert!(!db.value_searches.is_empty() && db.value_searches.iter().all(|s| s.schemas == ["car_1"]));
     let schema = &e.steps[0];
     assert!(schema.detail.starts_with("in schema car_1: its names fit the question best"), "{}", schema.detail);
     let prompt: String = model.requests[0].messages.iter().map(|m| m.content.as_str()).collect();

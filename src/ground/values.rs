@@ -196,6 +196,7 @@ pub fn search<D: Database + ?Sized, M: Model + ?Sized>(
     catalog: &Catalog,
     terms: &[String],
     limits: SearchLimits,
+    schemas: &[String],
 ) -> Result<Vec<ValueMatch>> {
     let terms: Vec<String> = terms.iter().map(|t| t.trim().to_string()).filter(|t| !t.is_empty()).collect();
     if terms.is_empty() {
@@ -203,7 +204,7 @@ pub fn search<D: Database + ?Sized, M: Model + ?Sized>(
     }
     let vectors = model.embed(&terms)?.vectors;
     let searches: Vec<ValueSearch> =
-        terms.into_iter().zip(vectors).map(|(term, embedding)| ValueSearch { term, embedding }).collect();
+        terms.into_iter().zip(vectors).map(|(term, embedding)| ValueSearch { term, embedding, schemas: schemas.to_vec() }).collect();
     let found = db.value_candidates(&searches)?;
     let mut allowed = Vec::new();
     for m in combine(found, limits.min_score, limits.per_column) {

@@ -180,7 +180,7 @@ fn nl2sql_search_values(
     let mut db = SpiDatabase;
     let catalog = db.catalog().sql()?;
     let limits = SearchLimits { max_results: max_results as usize, per_column: per_column as usize, min_score };
-    let hits = values::search(&mut db, &mut model, &catalog, &terms, limits).sql()?;
+    let hits = values::search(&mut db, &mut model, &catalog, &terms, limits, &[]).sql()?;
     Ok(TableIterator::new(hits.into_iter().map(|m| {
         let (score, by) = (m.score(), m.matched_by().to_string());
         (m.table.schema, m.table.name, m.column, m.value, score, by)

@@ -196,22 +196,35 @@ pub fn candidates(searches: &[ValueSearch]) -> Result<Vec<ValueMatch>> {
                 (1 - (embedding OPERATOR({vector}.<=>) $1::{vector}.vector))::float8
            FROM nl2sql.value_index ORDER BY embedding OPERATOR({vector}.<=>) $1::{vector}.vector LIMIT 100"
     );
+    // within some schemas: their rows first (the primary key's prefix), then the exact distance,
+    // so the approximate index cannot filter them away after its scan
+    let semantic_within_sql = format!(
+        "SELECT table_schema::text, table_name::text, column_name::text, value,
+                (1 - (embedding OPERATOR({vector}.<=>) $1::{vector}.vector))::float8
+           FROM (SELECT * FROM nl2sql.value_index WHERE table_schema::text = ANY($2) OFFSET 0) v
+          ORDER BY embedding OPERATOR({vector}.<=>) $1::{vector}.vector LIMIT 100"
+    );
     let lexical_sql = format!(
         "SELECT table_schema::text, table_name::text, column_name::text, value, {trgm}.word_similarity(value, $1)::float8
-           FROM nl2sql.value_index WHERE value OPERATOR({trgm}.<%) $1 ORDER BY 5 DESC LIMIT 100"
+           FROM nl2sql.value_index WHERE value OPERATOR({trgm}.<%) $1 AND (cardinality($2::text[]) = 0 OR table_schema::text = ANY($2))
+          ORDER BY 5 DESC LIMIT 100"
     );
-    // (argument, by embedding?) of each search: every term's embedding, then the term's text
-    let mut args: Vec<(String, bool)> = Vec::new();
+    // (argument, by embedding?, schemas) of each search: every term's embedding, then the term's text
+    let mut args: Vec<(String, bool, Vec<String>)> = Vec::new();
     for s in searches {
-        args.push((vector_literal(&s.embedding)?, true));
-        args.push((s.term.clone(), false));
+        args.push((vector_literal(&s.embedding)?, true, s.schemas.clone()));
+        args.push((s.term.clone(), false, s.schemas.clone()));
     }
     as_extension_owner(super::owner::extension_owner()?, move || {
         Spi::connect(|client| {
             let mut out = Vec::new();
-            for (arg, semantic) in args {
-                let sql = if semantic { &semantic_sql } else { &lexical_sql };
-                for r in client.select(sql, None, &[arg.into()])? {
+            for (arg, semantic, schemas) in args {
+                let rows = match (semantic, schemas.is_empty()) {
+                    (true, true) => client.select(&semantic_sql, None, &[arg.into()])?,
+                    (true, false) => client.select(&semantic_within_sql, None, &[arg.into(), schemas.into()])?,
+                    (false, _) => client.select(&lexical_sql, None, &[arg.into(), schemas.into()])?,
+                };
+                for r in rows {
                     let s = |i: usize| r.get::<String>(i).ok().flatten().unwrap_or_default();
                     let score = r.get::<f64>(5)?.unwrap_or(0.0);
                     out.push(ValueMatch {
