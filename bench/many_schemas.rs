@@ -98,6 +98,16 @@ fn main() {
                 i += 1;
                 continue;
             }
+            "--choice" => {
+                return choice_report(&dir);
+            }
+            "--report" => {
+                // the figures of the raw results as they stand, nothing run
+                resume = true;
+                n = 0;
+                i += 1;
+                continue;
+            }
             other => {
                 dir = other.to_string();
                 i += 1;
@@ -174,6 +184,7 @@ fn main() {
                 other => panic!("unknown configuration {other} (own, path, default)"),
             };
             client.batch_execute(&path).expect("search_path");
+            let before = last_run(client).map_or(0, |r| r.0);
             let started = Instant::now();
             let answer = client.query_one("SELECT nl2sql($1)", &[&text]);
             let seconds = started.elapsed().as_secs_f64();
@@ -181,7 +192,8 @@ fn main() {
             let ran = sql.as_deref().map(|s| rows(client, s));
             let strict = ran.as_ref().is_some_and(|p| p.as_ref().is_ok_and(|p| gold.strict(p)));
             let fails = ran.as_ref().is_some_and(|p| p.is_err());
-            let run = last_run(client);
+            // a call that raised logged no run: the last one is an earlier question's
+            let run = last_run(client).filter(|r| r.0 > before);
             let (status, prompt_tokens, detail, alternative, readings) =
                 run.map(|r| (r.1, r.2, r.3, r.4, r.5)).unwrap_or_else(|| ("none".into(), 0, String::new(), None, vec![]));
             let schema = if config == "default" { asked_of(&detail) } else { None };
@@ -192,7 +204,7 @@ fn main() {
             let line = json!({"key": key, "db": db_id, "question_id": q["question_id"], "question": text, "config": config,
                 "strict": strict, "status": status, "seconds": seconds, "prompt_tokens": prompt_tokens, "fails": fails,
                 "schema": schema, "ambiguous_right": ambiguous_right, "sql": sql, "schema_step": detail, "alternative": alternative, "readings": readings,
-                "error": answer.err().map(|e| e.to_string())});
+                "error": answer.err().map(|e| e.as_db_error().map_or_else(|| e.to_string(), |d| format!("{}: {}", d.code().code(), d.message())))});
             writeln!(raw, "{line}").expect("write results");
             raw.flush().expect("flush results");
             println!("{key} {config:7} {} {status:11} {seconds:5.1}s {}", if strict { "ok " } else { "BAD" }, sql.unwrap_or_default());
@@ -297,4 +309,44 @@ fn context_report(questions: &[&Value]) {
         let per = started.elapsed().as_secs_f64() * 1000.0 / questions.len().max(1) as f64;
         println!("| {} | {} | {per:.2} | {whole} | {} |", part.tables.len(), chosen.len(), tokens / questions.len().max(1));
     }
+}
+
+/// Model-free: the schema every `spider_train` question is asked of in train_all with the default
+/// search_path, against the question's own schema.
+fn choice_report(dir: &str) {
+    println!("command: cargo run --release --example many_schemas -- --choice {dir}");
+    let all: Vec<Value> = serde_json::from_str(&std::fs::read_to_string(format!("{dir}/spider_train/questions.json")).expect("questions")).unwrap();
+    let mut client = connect(COMBINED);
+    let text: String = client.query_one("SELECT nl2sql_schema()::text", &[]).expect("nl2sql_schema()").get(0);
+    let full: Catalog = serde_json::from_str(&text).expect("a catalog");
+    let path = full.search_path.clone();
+    let full = full.on_search_path(path);
+    let (mut first, mut tied, mut wrong, mut n) = (0, 0, 0, 0);
+    let mut readings = 0;
+    let mut wrong_by_db: BTreeMap<String, usize> = BTreeMap::new();
+    for q in &all {
+        let db = q["db_id"].as_str().unwrap().to_lowercase();
+        let scope = schemas::choose(&full, &[], q["question"].as_str().unwrap()).expect("a scope");
+        n += 1;
+        readings += scope.readings.len();
+        if scope.schemas.contains(&db) {
+            first += 1;
+        } else if scope.readings.contains(&db) {
+            tied += 1;
+        } else {
+            wrong += 1;
+            *wrong_by_db.entry(db).or_default() += 1;
+        }
+    }
+    let pct = |k: usize| 100.0 * k as f64 / n.max(1) as f64;
+    println!(
+        "{n} questions: asked of their own schema {first} ({:.1}%); their schema a reading of a tie {tied} ({:.1}%); another schema {wrong} ({:.1}%); readings per question {:.2}",
+        pct(first),
+        pct(tied),
+        pct(wrong),
+        readings as f64 / n.max(1) as f64
+    );
+    let mut worst: Vec<(String, usize)> = wrong_by_db.into_iter().collect();
+    worst.sort_by(|a, b| b.1.cmp(&a.1));
+    println!("most often missed: {}", worst.iter().take(8).map(|(d, k)| format!("{d} {k}")).collect::<Vec<_>>().join(", "));
 }

@@ -45,12 +45,23 @@ pub(crate) fn stems(text: &str) -> BTreeSet<String> {
         .collect()
 }
 
+/// A plural folded to its singular by English spelling rules: `-ies` to `-y` (cities), `-es`
+/// after a sibilant (classes, boxes, matches), otherwise `-s` (attendances, performances), but
+/// never the `s` of `-ss`, `-us` or `-is` (address, status, analysis).
 fn stem(w: &str) -> String {
-    for suffix in ["ies", "es", "s"] {
-        if let Some(base) = w.strip_suffix(suffix) {
-            if base.len() >= 3 {
-                return if suffix == "ies" { format!("{base}y") } else { base.to_string() };
-            }
+    if let Some(base) = w.strip_suffix("ies") {
+        if base.len() >= 2 {
+            return format!("{base}y");
+        }
+    }
+    if let Some(base) = w.strip_suffix("es") {
+        if base.len() >= 3 && ["s", "x", "z", "ch", "sh"].iter().any(|e| base.ends_with(e)) {
+            return base.to_string();
+        }
+    }
+    if let Some(base) = w.strip_suffix('s') {
+        if base.len() >= 3 && !["s", "u", "i"].iter().any(|e| base.ends_with(e)) {
+            return base.to_string();
         }
     }
     w.to_string()
@@ -268,6 +279,10 @@ mod tests {
         let s = stems("How many countries have singers_in concert");
         assert!(s.contains("country") && s.contains("singer") && s.contains("concert"));
         assert!(!s.contains("how") && !s.contains("many"));
+        for (plural, singular) in [("attendances", "attendance"), ("performances", "performance"), ("classes", "class"), ("matches", "match"),
+            ("cities", "city"), ("addresses", "address"), ("status", "status"), ("statuses", "status"), ("campus", "campus"), ("class", "class")] {
+            assert_eq!(stem(plural), singular, "{plural}");
+        }
     }
 }
 
