@@ -88,7 +88,14 @@ impl SchemaScope {
     }
 
     pub fn to_json(&self) -> Value {
-        json!({"schemas": self.schemas, "origin": format!("{:?}", self.origin).to_lowercase(), "readings": self.readings,
+        let origin = match self.origin {
+            Origin::Single => "single",
+            Origin::Named => "named",
+            Origin::SearchPath => "search_path",
+            Origin::BestFit => "best_fit",
+            Origin::Everything => "everything",
+        };
+        json!({"schemas": self.schemas, "origin": origin, "readings": self.readings,
                "outside": self.outside, "unknown": self.unknown})
     }
 }
@@ -235,6 +242,7 @@ mod tests {
         assert!(s.readings.is_empty(), "the path decides; no other reading is offered");
         assert_eq!(s.outside, 3);
         assert!(s.describe().contains("the search_path"), "{}", s.describe());
+        assert_eq!(s.to_json()["origin"], json!("search_path"));
     }
 
     #[test]
