@@ -101,8 +101,9 @@ pub(super) struct Ask<'a, 'r, D: Database + ?Sized, M: Model + ?Sized> {
     pub nearest: Option<Vec<crate::ground::taught::Example>>,
     /// The schemas the question is asked of, and why ([`context::schemas`]).
     pub scope: SchemaScope,
-    /// Every relation the caller can read, in every schema (`catalog` is the part asked of).
-    pub everything: Catalog,
+    /// The relations the caller can read in the schemas of `scope.readings` (empty when none),
+    /// where the chosen query is looked for as the other reading.
+    pub readings: Catalog,
 }
 
 /// Answer `question`: the whole pipeline, every step recorded through `recorder`.
@@ -122,7 +123,8 @@ pub fn ask<D: Database + ?Sized, M: Model + ?Sized>(
             .with_hint("Ask the owner of the data for SELECT privileges, or check search_path and schema USAGE."));
     }
     let scope = context::schemas::choose(&everything, &opts.schemas, question.text)?;
-    let catalog = if scope.outside == 0 { everything.clone() } else { everything.in_schemas(&scope.schemas) };
+    let readings = if scope.readings.is_empty() { Catalog::default() } else { everything.in_schemas(&scope.readings) };
+    let catalog = if scope.outside == 0 { everything } else { everything.in_schemas(&scope.schemas) };
     let mut trace = Trace::new(recorder);
     let schema = schema_context(db, &catalog, question.text, opts.schema_token_budget, &scope, &mut trace)?;
     let mut ask = Ask {
@@ -140,7 +142,7 @@ pub fn ask<D: Database + ?Sized, M: Model + ?Sized>(
         alternative: None,
         nearest: None,
         scope,
-        everything,
+        readings,
     };
     if opts.values {
         ask.ground_values()?;
@@ -426,7 +428,7 @@ impl<D: Database + ?Sized, M: Model + ?Sized> Ask<'_, '_, D, M> {
     fn other_schema_reading(&mut self, sql: &str) -> Option<(String, String)> {
         let home = self.scope.schemas.first()?.clone();
         for other in self.scope.readings.clone() {
-            let Some(there) = crate::sql::names::moved(sql, &home, &other, &self.everything) else { continue };
+            let Some(there) = crate::sql::names::moved(sql, &home, &other, &self.readings) else { continue };
             if matches!(self.db.plan(&there), Ok(Outcome::Rows(_))) {
                 let why = format!(
                     "the question fits schema {home} and schema {other} equally well, and the query reads either; name the schema (option schemas, setting nl2sql.schemas, or search_path) to decide"

@@ -41,7 +41,7 @@ pub fn name_key(n: &ObjectName) -> String {
 }
 
 /// Names of all CTEs defined anywhere in the query.
-fn cte_names(query: &Query) -> BTreeSet<String> {
+pub(crate) fn cte_names(query: &Query) -> BTreeSet<String> {
     struct Ctes(BTreeSet<String>);
     impl Visitor for Ctes {
         type Break = ();

@@ -8,45 +8,19 @@
 //! relations in scope have is left for the checks and the repair to report (never guessed).
 //! Common table expressions are not relations and are left alone.
 
-use std::collections::BTreeSet;
 use std::ops::ControlFlow;
 
-use sqlparser::ast::{Ident, ObjectName, ObjectNamePart, Query, Visit, Visitor};
+use sqlparser::ast::{Ident, ObjectName, ObjectNamePart};
 
 use super::check_query;
 use crate::catalog::{quote_ident, Catalog, RelName};
+use crate::select::rewrite::{cte_names, ident_key};
 
 /// A query whose relation names were resolved, and each change in words.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Resolved {
     pub sql: String,
     pub changes: Vec<String>,
-}
-
-/// The names of the common table expressions a query defines, at any depth.
-fn cte_names(query: &Query) -> BTreeSet<String> {
-    struct Ctes(BTreeSet<String>);
-    impl Visitor for Ctes {
-        type Break = ();
-        fn pre_visit_query(&mut self, q: &Query) -> ControlFlow<()> {
-            if let Some(with) = &q.with {
-                self.0.extend(with.cte_tables.iter().map(|c| folded(&c.alias.name)));
-            }
-            ControlFlow::Continue(())
-        }
-    }
-    let mut v = Ctes(BTreeSet::new());
-    let _ = query.visit(&mut v);
-    v.0
-}
-
-/// An identifier as PostgreSQL folds it: unquoted lower-cased, quoted as written.
-fn folded(ident: &Ident) -> String {
-    if ident.quote_style.is_some() {
-        ident.value.clone()
-    } else {
-        ident.value.to_lowercase()
-    }
 }
 
 /// An identifier for `name`, quoted when PostgreSQL needs it.
@@ -59,7 +33,7 @@ fn ident(name: &str) -> Ident {
 }
 
 fn parts(name: &ObjectName) -> Option<Vec<String>> {
-    name.0.iter().map(|p| p.as_ident().map(folded)).collect()
+    name.0.iter().map(|p| p.as_ident().map(ident_key)).collect()
 }
 
 /// `sql` with every relation name that resolves to nothing in `catalog` (or, unqualified, to a
