@@ -312,7 +312,9 @@ fn context_report(questions: &[&Value]) {
 }
 
 /// Model-free: the schema every `spider_train` question is asked of in train_all with the default
-/// search_path, against the question's own schema.
+/// search_path, against the question's own schema: by the names alone, then with ties settled by
+/// the values stored (the pipeline's trigram search of the value index, run here as the
+/// superuser, who sees every value).
 fn choice_report(dir: &str) {
     println!("command: cargo run --release --example many_schemas -- --choice {dir}");
     let all: Vec<Value> = serde_json::from_str(&std::fs::read_to_string(format!("{dir}/spider_train/questions.json")).expect("questions")).unwrap();
@@ -321,32 +323,84 @@ fn choice_report(dir: &str) {
     let full: Catalog = serde_json::from_str(&text).expect("a catalog");
     let path = full.search_path.clone();
     let full = full.on_search_path(path);
-    let (mut first, mut tied, mut wrong, mut n) = (0, 0, 0, 0);
-    let mut readings = 0;
-    let mut wrong_by_db: BTreeMap<String, usize> = BTreeMap::new();
-    for q in &all {
-        let db = q["db_id"].as_str().unwrap().to_lowercase();
-        let scope = schemas::choose(&full, &[], q["question"].as_str().unwrap()).expect("a scope");
-        n += 1;
-        readings += scope.readings.len();
-        if scope.schemas.contains(&db) {
-            first += 1;
-        } else if scope.readings.contains(&db) {
-            tied += 1;
-        } else {
-            wrong += 1;
-            *wrong_by_db.entry(db).or_default() += 1;
+    let trgm: String = client
+        .query_one("SELECT extnamespace::regnamespace::text FROM pg_extension WHERE extname = 'pg_trgm'", &[])
+        .expect("pg_trgm installed")
+        .get(0);
+    let trigram = nl2sql_core::ground::values::trigram_sql(&trgm);
+    #[derive(Default)]
+    struct Tally {
+        n: usize,
+        first: usize,
+        tied: usize,
+        wrong: usize,
+        readings: usize,
+        wrong_by_db: BTreeMap<String, usize>,
+    }
+    impl Tally {
+        fn add(&mut self, db: &str, scope: &schemas::SchemaScope) {
+            self.n += 1;
+            self.readings += scope.readings.len();
+            if scope.schemas.iter().any(|s| s == db) {
+                self.first += 1;
+            } else if scope.readings.iter().any(|s| s == db) {
+                self.tied += 1;
+            } else {
+                self.wrong += 1;
+                *self.wrong_by_db.entry(db.to_string()).or_default() += 1;
+            }
+        }
+        fn print(&self, what: &str) {
+            let pct = |k: usize| 100.0 * k as f64 / self.n.max(1) as f64;
+            println!(
+                "{what}: {} questions: asked of their own schema {} ({:.1}%); their schema a reading of a tie {} ({:.1}%); another schema {} ({:.1}%); readings per question {:.2}",
+                self.n,
+                self.first,
+                pct(self.first),
+                self.tied,
+                pct(self.tied),
+                self.wrong,
+                pct(self.wrong),
+                self.readings as f64 / self.n.max(1) as f64
+            );
+            let mut worst: Vec<(&String, &usize)> = self.wrong_by_db.iter().collect();
+            worst.sort_by(|a, b| b.1.cmp(a.1));
+            println!("  most often missed: {}", worst.iter().take(8).map(|(d, k)| format!("{d} {k}")).collect::<Vec<_>>().join(", "));
         }
     }
-    let pct = |k: usize| 100.0 * k as f64 / n.max(1) as f64;
-    println!(
-        "{n} questions: asked of their own schema {first} ({:.1}%); their schema a reading of a tie {tied} ({:.1}%); another schema {wrong} ({:.1}%); readings per question {:.2}",
-        pct(first),
-        pct(tied),
-        pct(wrong),
-        readings as f64 / n.max(1) as f64
-    );
-    let mut worst: Vec<(String, usize)> = wrong_by_db.into_iter().collect();
-    worst.sort_by(|a, b| b.1.cmp(&a.1));
-    println!("most often missed: {}", worst.iter().take(8).map(|(d, k)| format!("{d} {k}")).collect::<Vec<_>>().join(", "));
+    let (mut names, mut values) = (Tally::default(), Tally::default());
+    let (mut settled, mut settled_right, mut settled_wrong) = (0, 0, 0);
+    for q in &all {
+        let db = q["db_id"].as_str().unwrap().to_lowercase();
+        let question = q["question"].as_str().unwrap();
+        let scope = schemas::choose(&full, &[], question).expect("a scope");
+        names.add(&db, &scope);
+        let mut after = scope.clone();
+        if scope.origin == schemas::Origin::BestFit && !scope.readings.is_empty() {
+            let tied: Vec<String> = scope.schemas.iter().take(1).chain(scope.readings.iter()).cloned().collect();
+            let stored: Vec<(String, String)> = client
+                .query(&trigram, &[&question, &tied])
+                .expect("the trigram search")
+                .iter()
+                .map(|r| (r.get::<_, String>(0), r.get::<_, String>(3)))
+                .filter(|(_, v)| schemas::names_a_word_of(v, question))
+                .take(schemas::SETTLING_CHECKS)
+                .collect();
+            after = schemas::settle_by_values(scope.clone(), &full, question, &stored);
+            if after != scope {
+                settled += 1;
+                let own = |s: &schemas::SchemaScope| s.schemas.iter().any(|x| *x == db);
+                if own(&after) && !own(&scope) {
+                    settled_right += 1;
+                }
+                if !own(&after) && !after.readings.contains(&db) && (own(&scope) || scope.readings.contains(&db)) {
+                    settled_wrong += 1;
+                }
+            }
+        }
+        values.add(&db, &after);
+    }
+    names.print("by the names");
+    values.print("ties settled by stored values");
+    println!("ties the values changed: {settled}; to the own schema from a reading: {settled_right}; the own schema lost from the readings: {settled_wrong}");
 }

@@ -55,6 +55,7 @@ pub trait Instances: Executor {
 #[derive(Debug, Clone)]
 pub struct ValueSearch {
     pub term: String,
+    /// The term's embedding; empty: the term is searched by trigrams only.
     pub embedding: Vec<f32>,
     /// Search only the values of these schemas (empty: every schema). A question asked of a few
     /// schemas of many searches theirs, so the nearest values of other schemas do not crowd

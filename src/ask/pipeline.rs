@@ -123,10 +123,11 @@ pub fn ask<D: Database + ?Sized, M: Model + ?Sized>(
             .with_hint("Ask the owner of the data for SELECT privileges, or check search_path and schema USAGE."));
     }
     let scope = context::schemas::choose(&everything, &opts.schemas, question.text)?;
+    let (scope, unsettled) = if opts.values { settle_by_values(db, &everything, question.text, scope) } else { (scope, None) };
     let readings = if scope.readings.is_empty() { Catalog::default() } else { everything.in_schemas(&scope.readings) };
     let catalog = if scope.outside == 0 { everything } else { everything.in_schemas(&scope.schemas) };
     let mut trace = Trace::new(recorder);
-    let schema = schema_context(db, &catalog, question.text, opts.schema_token_budget, &scope, &mut trace)?;
+    let schema = schema_context(db, &catalog, question.text, opts.schema_token_budget, &scope, unsettled, &mut trace)?;
     let mut ask = Ask {
         db,
         model,
@@ -148,6 +149,36 @@ pub fn ask<D: Database + ?Sized, M: Model + ?Sized>(
         ask.ground_values()?;
     }
     ask.run()
+}
+
+/// A tie between schemas whose names fit the question as well, settled by the values they store
+/// ([`context::schemas::settle_by_values`]): the question is searched by trigrams in the value
+/// index of the tied schemas only (no model call), and a match counts only in a column the caller
+/// may read and when its value is visible to them now. With the second, why the index could not
+/// be read (the tie then stands, and the schema step says so).
+fn settle_by_values<D: Database + ?Sized>(db: &mut D, catalog: &Catalog, question: &str, scope: SchemaScope) -> (SchemaScope, Option<String>) {
+    use context::schemas::SETTLING_CHECKS as CHECKED;
+    if scope.origin != Origin::BestFit || scope.readings.is_empty() {
+        return (scope, None);
+    }
+    let tied: Vec<String> = scope.schemas.iter().take(1).chain(scope.readings.iter()).cloned().collect();
+    let search = crate::effects::ValueSearch { term: question.to_string(), embedding: Vec::new(), schemas: tied };
+    let found = match db.value_candidates(&[search]) {
+        Ok(found) => found,
+        Err(e) => return (scope, Some(format!("the value index could not settle the tie ({e})"))),
+    };
+    let mut stored = Vec::new();
+    for m in found.into_iter().filter(|m| context::schemas::names_a_word_of(&m.value, question)).take(CHECKED) {
+        if catalog.table(&m.table).and_then(|t| t.column(&m.column)).is_none() {
+            continue;
+        }
+        if let Ok(Outcome::Rows(r)) = db.run(&values::visible_sql(&m.table, &m.column, &m.value), 1) {
+            if !r.rows.is_empty() {
+                stored.push((m.table.schema.clone(), m.value));
+            }
+        }
+    }
+    (context::schemas::settle_by_values(scope, catalog, question, &stored), None)
 }
 
 /// A few distinct values of the text columns of `tables`, read through the executor as the caller.
@@ -192,6 +223,7 @@ fn schema_context<D: Database + ?Sized>(
     question: &str,
     budget: usize,
     scope: &SchemaScope,
+    unsettled: Option<String>,
     trace: &mut Trace,
 ) -> Result<SchemaContext> {
     let first = context::build(catalog, &Samples::new(), question, budget);
@@ -210,7 +242,7 @@ fn schema_context<D: Database + ?Sized>(
             schema.tables.len(),
             schema.tokens,
             if schema.cut.is_empty() { String::new() } else { format!("; cut for the budget: {}", cut_names(&schema.cut)) }
-        ),
+        ) + &unsettled.map(|u| format!("; {u}")).unwrap_or_default(),
         None,
         data,
     )?;

@@ -1052,7 +1052,7 @@ fn atlas(path: &[&str]) -> ScriptedDb {
             t("car_1", "countries", &["countryid", "continent"]),
             t("car_1", "cars_data", &["id", "horsepower", "year"]),
             t("world_1", "country", &["code", "population"]),
-            t("geo", "countries", &["id", "area"]),
+            t("geo", "countries", &["id", "area", "name"]),
         ],
         ..Default::default()
     }
@@ -1112,4 +1112,40 @@ fn the_search_path_and_the_schemas_option_decide_before_any_fit() {
     assert_eq!(e.status(), Status::Ok);
     let e = run(&mut atlas(&["world_1"]), &mut ScriptedModel::new(vec![]), "How many countries?", json!({"schemas": ["nowhere"]})).unwrap_err();
     assert_eq!(e.sqlstate, "42704");
+}
+
+#[test]
+fn a_tie_between_schemas_is_settled_by_a_value_only_one_of_them_stores_and_the_caller_sees() {
+    use crate::ground::values::ValueMatch;
+    let question = "How many countries are named Freedonia?";
+    let freedonia = ValueMatch { table: crate::catalog::RelName::new("geo", "countries"), column: "name".into(), value: "Freedonia".into(), semantic: None, lexical: Some(1.0) };
+    let mut model = ScriptedModel::new(vec![sql_reply("SELECT count(*) FROM countries WHERE name = 'Freedonia'")]);
+    let mut db = atlas(&["public"]);
+    db.value_matches = vec![freedonia.clone()];
+    let e = run(&mut db, &mut model, question, json!({"probe": false, "refuse": false})).unwrap();
+    // one trigram search (no embedding, no model call) in the tied schemas only
+    assert_eq!(db.value_searches[0].embedding.len(), 0);
+    assert_eq!(db.value_searches[0].schemas, vec!["car_1", "geo", "world_1"]);
+    assert!(e.steps[0].detail.starts_with("in schema geo: its names fit the question best"), "{}", e.steps[0].detail);
+    assert!(e.steps[0].detail.contains("it stores values the question names (freedonia)"), "{}", e.steps[0].detail);
+    assert_eq!(e.steps[0].data["scope"]["values"], json!(["freedonia"]));
+    assert_eq!(e.chosen_sql, "SELECT count(*) FROM geo.countries WHERE name = 'Freedonia'");
+    assert_ne!(e.status(), Status::Ambiguous);
+    // a value the caller cannot see now (row-level security, deleted since indexing) settles nothing
+    let mut model = ScriptedModel::new(vec![sql_reply("SELECT count(*) FROM countries")]);
+    let mut db = atlas(&["public"]).answer("= 'Freedonia' LIMIT 1", crate::testing::rows(&["?column?"], json!([])));
+    db.value_matches = vec![freedonia];
+    let e = run(&mut db, &mut model, question, json!({"probe": false, "refuse": false})).unwrap();
+    assert!(e.steps[0].detail.starts_with("in schema car_1"), "{}", e.steps[0].detail);
+    assert_eq!(e.status(), Status::Ambiguous);
+    // an index that cannot be read leaves the tie, and the schema step says why
+    let mut model = ScriptedModel::new(vec![sql_reply("SELECT count(*) FROM countries")]);
+    let mut db = atlas(&["public"]);
+    db.failing.push("values");
+    let e = run(&mut db, &mut model, question, json!({"probe": false, "refuse": false})).unwrap();
+    assert!(e.steps[0].detail.contains("the value index could not settle the tie"), "{}", e.steps[0].detail);
+    // with the values option off, nothing is searched
+    let mut db = atlas(&["public"]);
+    let _ = run(&mut db, &mut ScriptedModel::new(vec![sql_reply("SELECT count(*) FROM countries")]), question, json!({"probe": false, "refuse": false, "values": false}));
+    assert!(db.value_searches.is_empty());
 }

@@ -22,9 +22,14 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use serde_json::{json, Value};
 
-use super::stems;
+use super::{stem, stems};
 use crate::catalog::Catalog;
 use crate::error::{Error, Kind, Result};
+use crate::lexicon;
+use crate::scope::link;
+
+/// At most this many stored values are checked as the caller to settle a tie.
+pub const SETTLING_CHECKS: usize = 24;
 
 /// How many of the other readings the explanation names.
 const READINGS_SHOWN: usize = 3;
@@ -55,6 +60,9 @@ pub struct SchemaScope {
     pub outside: usize,
     /// Schemas named (option or setting) that hold nothing the caller can read.
     pub unknown: Vec<String>,
+    /// The question's words that values stored in the chosen schema name, when they settled a tie
+    /// between schemas whose names fit as well ([`settle_by_values`]).
+    pub values: Vec<String>,
 }
 
 impl SchemaScope {
@@ -65,7 +73,11 @@ impl SchemaScope {
             Origin::Single => return format!("schema {list}"),
             Origin::Named => format!("schemas {list} (named by the option schemas or nl2sql.schemas)"),
             Origin::SearchPath => format!("schemas {list} (the search_path)"),
-            Origin::BestFit => format!("schema {list}: its names fit the question best, and no table on the search_path does"),
+            Origin::BestFit if self.values.is_empty() => format!("schema {list}: its names fit the question best, and no table on the search_path does"),
+            Origin::BestFit => format!(
+                "schema {list}: its names fit the question best, and no table on the search_path does; of the schemas that fit as well, it stores values the question names ({})",
+                self.values.join(", ")
+            ),
             Origin::Everything => format!("every schema ({list}): no schema's names fit the question"),
         };
         if self.outside > 0 && self.origin != Origin::Everything {
@@ -96,24 +108,71 @@ impl SchemaScope {
             Origin::Everything => "everything",
         };
         json!({"schemas": self.schemas, "origin": origin, "readings": self.readings,
-               "outside": self.outside, "unknown": self.unknown})
+               "outside": self.outside, "unknown": self.unknown, "values": self.values})
     }
 }
 
+/// The words of a schema's names: of each table, its name's and its columns' words.
+struct SchemaWords {
+    tables: Vec<(BTreeSet<String>, BTreeSet<String>)>,
+}
+
+impl SchemaWords {
+    /// Every word of the schema's names, tables' and columns'.
+    fn all(&self) -> impl Iterator<Item = &String> {
+        self.tables.iter().flat_map(|(t, c)| t.iter().chain(c.iter()))
+    }
+}
+
+/// The words the catalog's names are made of (tokens of at least 4 letters, singular, and the
+/// lexicon's identifier parts): what a name written as one word is split by.
+fn vocabulary(catalog: &Catalog) -> BTreeSet<String> {
+    let mut words: BTreeSet<String> = lexicon::IDENTIFIER_PARTS.iter().map(|w| w.to_string()).collect();
+    for t in &catalog.tables {
+        for name in std::iter::once(&t.name.name).chain(t.columns.iter().map(|c| &c.name)) {
+            words.extend(link::tokens(name).iter().map(|w| stem(w)).filter(|w| w.len() >= 4));
+        }
+    }
+    words
+}
+
+/// The stems of a name, with the parts of a token written as one word that the vocabulary shows
+/// (`firstname`: first; `classroom`: class, room), as the `scope` stage's linking splits them.
+fn name_stems(name: &str, vocabulary: &BTreeSet<String>) -> BTreeSet<String> {
+    let mut out = stems(name);
+    for token in link::tokens(name) {
+        out.extend(stems(&link::compound_parts(&token, vocabulary).join(" ")));
+    }
+    out
+}
+
+/// The words of every schema's names.
+fn schema_words(catalog: &Catalog) -> BTreeMap<String, SchemaWords> {
+    let vocabulary = vocabulary(catalog);
+    let mut out: BTreeMap<String, SchemaWords> = BTreeMap::new();
+    for t in &catalog.tables {
+        let name = name_stems(&t.name.name, &vocabulary);
+        let cols: BTreeSet<String> = t.columns.iter().flat_map(|c| name_stems(&c.name, &vocabulary)).collect();
+        out.entry(t.name.schema.clone()).or_insert_with(|| SchemaWords { tables: Vec::new() }).tables.push((name, cols));
+    }
+    out
+}
+
 /// How well a schema's names fit a question: (coverage, best single table).
-fn fit(catalog: &Catalog, schema: &str, question: &BTreeSet<String>) -> (usize, usize) {
-    let tables: Vec<_> = catalog.tables.iter().filter(|t| t.name.schema == schema).collect();
-    let mut named: BTreeSet<String> = stems(schema);
-    let mut columns: BTreeSet<String> = BTreeSet::new();
+fn fit(schema: &str, words: &SchemaWords, question: &BTreeSet<String>) -> (usize, usize) {
+    let mut named: BTreeSet<&String> = BTreeSet::new();
+    let schema_stems = stems(schema);
+    let mut columns: BTreeSet<&String> = BTreeSet::new();
     let mut best_table = 0;
-    for t in &tables {
-        let name = stems(&t.name.name);
-        let cols: BTreeSet<String> = t.columns.iter().flat_map(|c| stems(&c.name)).collect();
-        best_table = best_table.max(3 * question.intersection(&name).count() + question.intersection(&cols).count());
+    for (name, cols) in &words.tables {
+        best_table = best_table.max(3 * question.intersection(name).count() + question.intersection(cols).count());
         named.extend(name);
         columns.extend(cols);
     }
-    let coverage = question.iter().map(|w| if named.contains(w) { 2 } else { usize::from(columns.contains(w)) }).sum();
+    let coverage = question
+        .iter()
+        .map(|w| if named.contains(w) || schema_stems.contains(w) { 2 } else { usize::from(columns.contains(w)) })
+        .sum();
     (coverage, best_table)
 }
 
@@ -141,7 +200,7 @@ pub fn choose(catalog: &Catalog, named: &[String], question: &str) -> Result<Sch
     let scope = |schemas: Vec<String>, origin: Origin, readings: Vec<String>, unknown: Vec<String>| {
         let schemas = if origin == Origin::Named { schemas } else { joined(catalog, schemas) };
         let outside = visible.iter().filter(|s| !schemas.contains(s)).count();
-        SchemaScope { schemas, origin, readings, outside, unknown }
+        SchemaScope { schemas, origin, readings, outside, unknown, values: Vec::new() }
     };
     if !named.is_empty() {
         if named.iter().any(|n| n == "*") {
@@ -164,7 +223,8 @@ pub fn choose(catalog: &Catalog, named: &[String], question: &str) -> Result<Sch
         catalog.search_path.iter().filter(|s| visible.contains(s)).cloned().collect()
     };
     let words = stems(question);
-    let fits: BTreeMap<&str, (usize, usize)> = visible.iter().map(|s| (s.as_str(), fit(catalog, s, &words))).collect();
+    let names = schema_words(catalog);
+    let fits: BTreeMap<&str, (usize, usize)> = names.iter().map(|(s, n)| (s.as_str(), fit(s, n, &words))).collect();
     let path_fits = path.iter().any(|s| fits[s.as_str()].0 > 0);
     if !path.is_empty() && (path_fits || path.len() == visible.len()) {
         return Ok(scope(path, Origin::SearchPath, vec![], vec![]));
@@ -180,6 +240,46 @@ pub fn choose(catalog: &Catalog, named: &[String], question: &str) -> Result<Sch
     let first = fits.iter().filter(|(s, f)| **f == best && !path.iter().any(|p| p == *s)).map(|(s, _)| s.to_string()).next().expect("the best fit");
     let readings = tied.into_iter().filter(|s| *s != first).collect();
     Ok(scope(vec![first], Origin::BestFit, readings, vec![]))
+}
+
+/// Could a stored value be evidence for [`settle_by_values`]: does it hold a word of the question?
+/// (What is worth checking as the caller before settling.)
+pub fn names_a_word_of(value: &str, question: &str) -> bool {
+    !stems(value).is_disjoint(&stems(question))
+}
+
+/// Settle a tie between schemas whose names fit the question equally well ([`choose`]'s best fit
+/// and its readings) by the values they store: `stored` holds (schema, value) of values the value
+/// index found in the question, in columns the caller may read and visible to them. A schema
+/// counts the question's words that its stored values hold as words, leaving out the words that
+/// name a table or column of any tied schema (the tie itself) and function words; the schemas with
+/// the most such words stay (the first of them, in the tie's order, is asked of, the others stay
+/// readings). Without such words the tie is left as it was: a value is evidence, not a default.
+pub fn settle_by_values(scope: SchemaScope, catalog: &Catalog, question: &str, stored: &[(String, String)]) -> SchemaScope {
+    if scope.origin != Origin::BestFit || scope.readings.is_empty() {
+        return scope;
+    }
+    let Some(first) = scope.schemas.first().filter(|f| !scope.readings.contains(f)) else { return scope };
+    let tied: Vec<String> = std::iter::once(first.clone()).chain(scope.readings.iter().cloned()).collect();
+    let names = schema_words(catalog);
+    let named: BTreeSet<&String> = tied.iter().filter_map(|s| names.get(s)).flat_map(SchemaWords::all).collect();
+    let asked: BTreeSet<String> =
+        stems(question).into_iter().filter(|w| !named.contains(w) && !lexicon::is_function_word(w) && !w.chars().all(|c| c.is_ascii_digit())).collect();
+    let held = |schema: &str| -> BTreeSet<String> {
+        let values: BTreeSet<String> = stored.iter().filter(|(s, _)| s == schema).flat_map(|(_, v)| stems(v)).collect();
+        asked.intersection(&values).cloned().collect()
+    };
+    let evidence: Vec<(String, BTreeSet<String>)> = tied.into_iter().map(|s| { let h = held(&s); (s, h) }).collect();
+    let best = evidence.iter().map(|(_, h)| h.len()).max().unwrap_or(0);
+    if best == 0 {
+        return scope;
+    }
+    let mut winners = evidence.into_iter().filter(|(_, h)| h.len() == best);
+    let (chosen, words) = winners.next().expect("a schema with the most evidence");
+    let readings: Vec<String> = winners.map(|(s, _)| s).collect();
+    let schemas = joined(catalog, vec![chosen]);
+    let outside = catalog.schemas().iter().filter(|s| !schemas.iter().any(|x| x == *s)).count();
+    SchemaScope { schemas, readings, outside, values: words.into_iter().collect(), ..scope }
 }
 
 /// The `schemas` option or `nl2sql.schemas` setting: comma-separated schema names (as written,
@@ -264,6 +364,47 @@ mod tests {
         assert_eq!(s.schemas, vec!["car_1".to_string()]);
         assert_eq!(s.readings, vec!["geo".to_string(), "world_1".to_string()], "{s:?}");
         assert!(s.describe().contains("geo, world_1 fit as well"), "{}", s.describe());
+    }
+
+    #[test]
+    fn a_name_written_as_one_word_counts_by_its_parts() {
+        let c = Catalog {
+            tables: vec![
+                table("school", "list", &["lastname", "firstname", "grade"]),
+                table("league", "teams", &["team_id", "grade", "coach_name"]),
+            ],
+            ..Default::default()
+        }
+        .on_search_path(vec!["public".into()]);
+        // `firstname` is first + name: "first" fits school only
+        let s = choose(&c, &[], "Which first names appear in grade 4?").unwrap();
+        assert_eq!((s.schemas.clone(), s.readings.clone()), (vec!["school".to_string()], vec![]), "{s:?}");
+    }
+
+    #[test]
+    fn stored_values_settle_a_tie_and_only_a_tie() {
+        let c = many(&["public"]);
+        let q = "How many cities does the country Freedonia have?";
+        let tie = choose(&c, &[], "How many countries are named Freedonia?").unwrap();
+        assert_eq!((tie.schemas.clone(), tie.readings.len()), (vec!["car_1".to_string()], 2), "{tie:?}");
+        let settled = settle_by_values(tie.clone(), &c, "How many countries are named Freedonia?", &[("geo".into(), "Freedonia".into())]);
+        assert_eq!((settled.schemas.clone(), settled.readings.clone()), (vec!["geo".to_string()], vec![]), "{settled:?}");
+        assert_eq!(settled.values, vec!["freedonia".to_string()]);
+        assert_eq!(settled.outside, 3);
+        assert!(settled.describe().contains("it stores values the question names (freedonia)"), "{}", settled.describe());
+        // two tied schemas holding the value both stay, in the tie's order
+        let both = settle_by_values(tie.clone(), &c, "How many countries are named Freedonia?", &[("world_1".into(), "Freedonia".into()), ("geo".into(), "Freedonia".into())]);
+        assert_eq!((both.schemas.clone(), both.readings.clone()), (vec!["geo".to_string()], vec!["world_1".to_string()]));
+        // a value that only repeats a word naming a tied schema's table, a function word, or a
+        // value of a schema outside the tie settles nothing
+        for stored in [("geo", "Countries"), ("geo", "the"), ("concert_singer", "Freedonia")] {
+            let same = settle_by_values(tie.clone(), &c, "How many countries are named Freedonia?", &[(stored.0.into(), stored.1.into())]);
+            assert_eq!(same, tie, "{stored:?}");
+        }
+        // no tie, nothing to settle: the values never overrule the names
+        let clear = choose(&c, &[], q).unwrap();
+        assert!(clear.readings.is_empty(), "{clear:?}");
+        assert_eq!(settle_by_values(clear.clone(), &c, q, &[("geo".into(), "Freedonia".into())]), clear);
     }
 
     #[test]

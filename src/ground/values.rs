@@ -122,6 +122,18 @@ pub fn visible_sql(rel: &RelName, column: &str, value: &str) -> String {
     format!("SELECT 1 FROM {rel} WHERE btrim({c}::text) = {} LIMIT 1", literal(value))
 }
 
+/// The trigram search of the value index (pg_trgm's schema `trgm`): the values that text `$1`
+/// holds as a word (`<%`, word similarity), best first, in the schemas of `$2` (empty: every
+/// schema). The SPI adapter runs it as the extension's owner; what it finds is kept only for
+/// columns the caller may read and values visible to them.
+pub fn trigram_sql(trgm: &str) -> String {
+    format!(
+        "SELECT table_schema::text, table_name::text, column_name::text, value, {trgm}.word_similarity(value, $1)::float8
+           FROM nl2sql.value_index WHERE value OPERATOR({trgm}.<%) $1 AND (cardinality($2::text[]) = 0 OR table_schema::text = ANY($2))
+          ORDER BY 5 DESC LIMIT 100"
+    )
+}
+
 /// A match of a search.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct ValueMatch {

@@ -204,15 +204,14 @@ pub fn candidates(searches: &[ValueSearch]) -> Result<Vec<ValueMatch>> {
            FROM (SELECT * FROM nl2sql.value_index WHERE table_schema::text = ANY($2) OFFSET 0) v
           ORDER BY embedding OPERATOR({vector}.<=>) $1::{vector}.vector LIMIT 100"
     );
-    let lexical_sql = format!(
-        "SELECT table_schema::text, table_name::text, column_name::text, value, {trgm}.word_similarity(value, $1)::float8
-           FROM nl2sql.value_index WHERE value OPERATOR({trgm}.<%) $1 AND (cardinality($2::text[]) = 0 OR table_schema::text = ANY($2))
-          ORDER BY 5 DESC LIMIT 100"
-    );
+    let lexical_sql = values::trigram_sql(&trgm);
     // (argument, by embedding?, schemas) of each search: every term's embedding, then the term's text
     let mut args: Vec<(String, bool, Vec<String>)> = Vec::new();
     for s in searches {
-        args.push((vector_literal(&s.embedding)?, true, s.schemas.clone()));
+        // no embedding: the trigram search only
+        if !s.embedding.is_empty() {
+            args.push((vector_literal(&s.embedding)?, true, s.schemas.clone()));
+        }
         args.push((s.term.clone(), false, s.schemas.clone()));
     }
     as_extension_owner(super::owner::extension_owner()?, move || {
