@@ -376,10 +376,11 @@ fn choice_report(dir: &str) {
         let scope = schemas::choose(&full, &[], question).expect("a scope");
         names.add(&db, &scope);
         let mut after = scope.clone();
-        if scope.origin == schemas::Origin::BestFit && !scope.readings.is_empty() {
-            let tied: Vec<String> = scope.schemas.iter().take(1).chain(scope.readings.iter()).cloned().collect();
+        let terms = schemas::value_terms(question);
+        if let Some(terms) = terms.filter(|_| scope.origin == schemas::Origin::BestFit && scope.contenders.len() > 1) {
+            let tied: Vec<String> = scope.contenders.iter().map(|(s, _)| s.clone()).collect();
             let stored: Vec<(String, String)> = client
-                .query(&trigram, &[&question, &tied])
+                .query(&trigram, &[&terms, &tied])
                 .expect("the trigram search")
                 .iter()
                 .map(|r| (r.get::<_, String>(0), r.get::<_, String>(3)))
@@ -395,8 +396,14 @@ fn choice_report(dir: &str) {
                 }
                 if !own(&after) && !after.readings.contains(&db) && (own(&scope) || scope.readings.contains(&db)) {
                     settled_wrong += 1;
+                    if std::env::var_os("NL2SQL_BENCH_VERBOSE").is_some() {
+                        eprintln!("lost {db}: {question} -> {:?} by {:?}", after.schemas, after.values);
+                    }
                 }
             }
+        }
+        if std::env::var_os("NL2SQL_BENCH_VERBOSE").is_some() && !after.schemas.iter().any(|s| *s == db) && !after.readings.contains(&db) {
+            eprintln!("wrong {db}: {question} -> {:?} (readings {:?})", after.schemas, after.readings);
         }
         values.add(&db, &after);
     }

@@ -152,17 +152,19 @@ pub fn ask<D: Database + ?Sized, M: Model + ?Sized>(
 }
 
 /// A tie between schemas whose names fit the question as well, settled by the values they store
-/// ([`context::schemas::settle_by_values`]): the question is searched by trigrams in the value
-/// index of the tied schemas only (no model call), and a match counts only in a column the caller
+/// ([`context::schemas::settle_by_values`]): the words the question writes as values (quoted or
+/// capitalized) are searched by trigrams in the value index of the tied schemas only (no model
+/// call), and a match counts only in a column the caller
 /// may read and when its value is visible to them now. With the second, why the index could not
 /// be read (the tie then stands, and the schema step says so).
 fn settle_by_values<D: Database + ?Sized>(db: &mut D, catalog: &Catalog, question: &str, scope: SchemaScope) -> (SchemaScope, Option<String>) {
     use context::schemas::SETTLING_CHECKS as CHECKED;
-    if scope.origin != Origin::BestFit || scope.readings.is_empty() {
+    if scope.origin != Origin::BestFit || scope.contenders.len() < 2 {
         return (scope, None);
     }
-    let tied: Vec<String> = scope.schemas.iter().take(1).chain(scope.readings.iter()).cloned().collect();
-    let search = crate::effects::ValueSearch { term: question.to_string(), embedding: Vec::new(), schemas: tied };
+    let Some(term) = context::schemas::value_terms(question) else { return (scope, None) };
+    let tied: Vec<String> = scope.contenders.iter().map(|(s, _)| s.clone()).collect();
+    let search = crate::effects::ValueSearch { term, embedding: Vec::new(), schemas: tied };
     let found = match db.value_candidates(&[search]) {
         Ok(found) => found,
         Err(e) => return (scope, Some(format!("the value index could not settle the tie ({e})"))),
