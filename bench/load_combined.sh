@@ -1,23 +1,31 @@
 #!/usr/bin/env bash
 # Load all 108 spider_train databases into ONE database, each in its own schema named after it
 # (about 800 tables, similar names in many schemas), for Benchmark 12 (many schemas):
-#   bench/load_combined.sh [--db NAME] [DATA_DIR]        (default NAME: train_all)
+#   bench/load_combined.sh [--set spider_train|spider] [--db NAME] [DATA_DIR]
+# (default: spider_train into train_all; --set spider loads the 13 dev databases into dev_all)
 # Each dump is loaded into a scratch database, its schema `public` renamed to the database's name,
-# and that schema dumped into the combined one. The value index is copied from the train_<db>
-# databases (bench/load_spider.sh --set spider_train --index builds it there): the same values,
+# and that schema dumped into the combined one. The value index is copied from the train_<db> (spider_<db>)
+# databases (bench/load_spider.sh --set <set> --index builds it there): the same values,
 # embedded by the same model, with the schema renamed, so the combined database is indexed as its
 # parts are. Idempotent: a schema already present is kept.
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/../scripts/env.sh"
-target=train_all
+target=
+set_name=spider_train
 data="$NL2SQL_REPO/../shared/data"
 while [ $# -gt 0 ]; do
     case "$1" in
         --db) target=$2; shift ;;
+        --set) set_name=$2; shift ;;
         *) data=$1 ;;
     esac
     shift
 done
+case "$set_name" in
+    spider_train) prefix=train_; target=${target:-train_all} ;;
+    spider) prefix=spider_; target=${target:-dev_all} ;;
+    *) die "unknown set $set_name (spider_train or spider)" ;;
+esac
 "$NL2SQL_REPO/scripts/cluster.sh" start
 psql_() { "$NL2SQL_REPO/scripts/cluster.sh" psql -X -q -v ON_ERROR_STOP=1 "$@"; }
 dump_() { "$NL2SQL_REPO/scripts/cluster.sh" pg_dump "$@"; }
@@ -26,7 +34,7 @@ if ! psql_ -d postgres -tAc "SELECT 1 FROM pg_database WHERE datname = '$target'
     psql_ -d postgres -c "CREATE DATABASE $target"
 fi
 psql_ -d "$target" -c "CREATE EXTENSION IF NOT EXISTS nl2sql CASCADE" 2>&1 | grep -v NOTICE || true
-for f in "$data/spider_train"/pg/*.sql; do
+for f in "$data/$set_name"/pg/*.sql; do
     name=$(basename "$f" .sql)
     if psql_ -d "$target" -tAc "SELECT 1 FROM pg_namespace WHERE nspname = '$name'" | grep -q 1; then
         continue
@@ -36,10 +44,10 @@ for f in "$data/spider_train"/pg/*.sql; do
     psql_ -d "$scratch" -f "$f" >/dev/null
     psql_ -d "$scratch" -c "ALTER SCHEMA public RENAME TO \"$name\""
     dump_ -d "$scratch" -n "\"$name\"" --no-owner | psql_ -d "$target" >/dev/null
-    if psql_ -d postgres -tAc "SELECT 1 FROM pg_database WHERE datname = 'train_$name'" | grep -q 1; then
-        psql_ -d "train_$name" -c "\\copy (SELECT '$name', table_name, column_name, value, embedding, model FROM nl2sql.value_index WHERE table_schema = 'public') TO STDOUT" \
+    if psql_ -d postgres -tAc "SELECT 1 FROM pg_database WHERE datname = '$prefix$name'" | grep -q 1; then
+        psql_ -d "$prefix$name" -c "\\copy (SELECT '$name', table_name, column_name, value, embedding, model FROM nl2sql.value_index WHERE table_schema = 'public') TO STDOUT" \
             | psql_ -d "$target" -c "\\copy nl2sql.value_index (table_schema, table_name, column_name, value, embedding, model) FROM STDIN"
-        psql_ -d "train_$name" -c "\\copy (SELECT '$name', table_name, column_name, status, reason, distinct_values, indexed_values, model, changes_at_refresh FROM nl2sql.value_columns WHERE table_schema = 'public') TO STDOUT" \
+        psql_ -d "$prefix$name" -c "\\copy (SELECT '$name', table_name, column_name, status, reason, distinct_values, indexed_values, model, changes_at_refresh FROM nl2sql.value_columns WHERE table_schema = 'public') TO STDOUT" \
             | psql_ -d "$target" -c "\\copy nl2sql.value_columns (table_schema, table_name, column_name, status, reason, distinct_values, indexed_values, model, changes_at_refresh) FROM STDIN"
     fi
 done

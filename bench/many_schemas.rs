@@ -8,6 +8,7 @@
 //!     bench/load_spider.sh --set spider_train --index && bench/load_combined.sh    # once
 //!     cargo run --release --example many_schemas -- [--sample N] [--seed S] [--configs own,path,default] [DATA_DIR]
 //!     cargo run --release --example many_schemas -- --context [DATA_DIR]            # the context's size and time
+//!     cargo run --release --example many_schemas -- --choice [spider_train|spider]  # model-free: the schema chosen
 //!
 //! Questions: `--sample N` stratified by database as Benchmark 2 takes them (the databases in a
 //! seeded order, one question of each in turn), questions whose gold has no trustworthy
@@ -99,7 +100,10 @@ fn main() {
                 continue;
             }
             "--choice" => {
-                return choice_report(&dir);
+                // --choice [spider_train|spider]: train_all, or the 13 dev databases in dev_all
+                let set = args.get(i + 1).filter(|a| !a.starts_with("--") && !a.contains('/')).cloned().unwrap_or_else(|| "spider_train".into());
+                let dir = args.iter().skip(i + 1).find(|a| a.contains('/')).cloned().unwrap_or(dir);
+                return choice_report(&dir, &set);
             }
             "--report" => {
                 // the figures of the raw results as they stand, nothing run
@@ -311,14 +315,15 @@ fn context_report(questions: &[&Value]) {
     }
 }
 
-/// Model-free: the schema every `spider_train` question is asked of in train_all with the default
+/// Model-free: the schema every `spider_train` question is asked of in train_all (every dev question
+/// in dev_all: `bench/load_combined.sh --set spider`) with the default
 /// search_path, against the question's own schema: by the names alone, then with ties settled by
 /// the values stored (the pipeline's trigram search of the value index, run here as the
 /// superuser, who sees every value).
-fn choice_report(dir: &str) {
-    println!("command: cargo run --release --example many_schemas -- --choice {dir}");
-    let all: Vec<Value> = serde_json::from_str(&std::fs::read_to_string(format!("{dir}/spider_train/questions.json")).expect("questions")).unwrap();
-    let mut client = connect(COMBINED);
+fn choice_report(dir: &str, set: &str) {
+    println!("command: cargo run --release --example many_schemas -- --choice {set} {dir}");
+    let all: Vec<Value> = serde_json::from_str(&std::fs::read_to_string(format!("{dir}/{set}/questions.json")).expect("questions")).unwrap();
+    let mut client = connect(if set == "spider" { "dev_all" } else { COMBINED });
     let text: String = client.query_one("SELECT nl2sql_schema()::text", &[]).expect("nl2sql_schema()").get(0);
     let full: Catalog = serde_json::from_str(&text).expect("a catalog");
     let path = full.search_path.clone();
@@ -370,6 +375,7 @@ fn choice_report(dir: &str) {
     }
     let (mut names, mut values) = (Tally::default(), Tally::default());
     let (mut settled, mut settled_right, mut settled_wrong) = (0, 0, 0);
+    let mut searches: Vec<f64> = Vec::new();
     for q in &all {
         let db = q["db_id"].as_str().unwrap().to_lowercase();
         let question = q["question"].as_str().unwrap();
@@ -379,6 +385,7 @@ fn choice_report(dir: &str) {
         let terms = schemas::value_terms(question);
         if let Some(terms) = terms.filter(|_| scope.origin == schemas::Origin::BestFit && scope.contenders.len() > 1) {
             let tied: Vec<String> = scope.contenders.iter().map(|(s, _)| s.clone()).collect();
+            let started = Instant::now();
             let stored: Vec<(String, String)> = client
                 .query(&trigram, &[&terms, &tied])
                 .expect("the trigram search")
@@ -387,6 +394,7 @@ fn choice_report(dir: &str) {
                 .filter(|(_, v)| schemas::names_a_word_of(v, question))
                 .take(schemas::SETTLING_CHECKS)
                 .collect();
+            searches.push(started.elapsed().as_secs_f64() * 1000.0);
             after = schemas::settle_by_values(scope.clone(), &full, question, &stored);
             if after != scope {
                 settled += 1;
@@ -409,5 +417,15 @@ fn choice_report(dir: &str) {
     }
     names.print("by the names");
     values.print("ties settled by stored values");
-    println!("ties the values changed: {settled}; to the own schema from a reading: {settled_right}; the own schema lost from the readings: {settled_wrong}");
+    println!("choices the values changed: {settled}; to the own schema: {settled_right}; the own schema lost (neither asked of nor a reading any more): {settled_wrong}");
+    searches.sort_by(f64::total_cmp);
+    let at = |p: f64| searches.get(((searches.len() as f64 - 1.0) * p).round() as usize).copied().unwrap_or(0.0);
+    println!(
+        "value searches: {} of {} questions ({:.1}%), median {:.1} ms, 95th percentile {:.1} ms",
+        searches.len(),
+        names.n,
+        100.0 * searches.len() as f64 / names.n.max(1) as f64,
+        at(0.5),
+        at(0.95)
+    );
 }
