@@ -99,6 +99,11 @@ fn main() {
                 i += 1;
                 continue;
             }
+            "--compare" => {
+                // --compare OLD.jsonl: the default configuration of this run's raw results against
+                // an earlier run's, paired on the questions both hold
+                return compare(&value(i));
+            }
             "--choice" => {
                 // --choice [spider_train|spider]: train_all, or the 13 dev databases in dev_all
                 let set = args.get(i + 1).filter(|a| !a.starts_with("--") && !a.contains('/')).cloned().unwrap_or_else(|| "spider_train".into());
@@ -313,6 +318,40 @@ fn context_report(questions: &[&Value]) {
         let per = started.elapsed().as_secs_f64() * 1000.0 / questions.len().max(1) as f64;
         println!("| {} | {} | {per:.2} | {whole} | {} |", part.tables.len(), chosen.len(), tokens / questions.len().max(1));
     }
+}
+
+/// The `default` configuration of the raw results (`$NL2SQL_BENCH_OUT`) against an earlier run's
+/// file, on the questions both ran in `own` and `default`: wins, losses and the paired difference,
+/// and how often each asked the question's own schema.
+fn compare(old_path: &str) {
+    let out_path = std::env::var("NL2SQL_BENCH_OUT").unwrap_or_else(|_| format!("{}/bench/results/many_schemas.jsonl", env!("CARGO_MANIFEST_DIR")));
+    println!("command: NL2SQL_BENCH_OUT={out_path} cargo run --release --example many_schemas -- --compare {old_path}");
+    let load = |p: &str| -> BTreeMap<(String, String), Value> {
+        std::fs::read_to_string(p)
+            .unwrap_or_else(|e| panic!("{p}: {e}"))
+            .lines()
+            .filter_map(|l| serde_json::from_str::<Value>(l).ok())
+            .map(|v| ((v["key"].as_str().unwrap_or("").to_string(), v["config"].as_str().unwrap_or("").to_string()), v))
+            .collect()
+    };
+    let (old, new) = (load(old_path), load(&out_path));
+    let both = |d: &BTreeMap<(String, String), Value>, k: &str| d.contains_key(&(k.to_string(), "own".into())) && d.contains_key(&(k.to_string(), "default".into()));
+    let keys: Vec<String> = new.keys().map(|(k, _)| k.clone()).collect::<BTreeSet<_>>().into_iter().filter(|k| both(&new, k) && both(&old, k)).collect();
+    let get = |d: &BTreeMap<(String, String), Value>, k: &str, c: &str| d[&(k.to_string(), c.to_string())].clone();
+    let strict = |v: Value| v["strict"] == Value::Bool(true);
+    let own_schema = |v: Value, k: &str| v["schema"].as_str() == k.split('#').next();
+    let pairs: Vec<(bool, bool)> = keys.iter().map(|k| (strict(get(&old, k, "default")), strict(get(&new, k, "default")))).collect();
+    let p = paired(&pairs);
+    println!("{} questions in both runs", keys.len());
+    println!("default, this run against {old_path}: {} / {} wins / losses, {:+.1} [{:+.1}, {:+.1}]", p.wins, p.losses, p.mean, p.low, p.high);
+    let count = |f: &dyn Fn(&str) -> bool| keys.iter().filter(|k| f(k)).count();
+    println!(
+        "own schema asked of: {} then, {} now; own right: {} then, {} now",
+        count(&|k| own_schema(get(&old, k, "default"), k)),
+        count(&|k| own_schema(get(&new, k, "default"), k)),
+        count(&|k| strict(get(&old, k, "own"))),
+        count(&|k| strict(get(&new, k, "own")))
+    );
 }
 
 /// Model-free: the schema every `spider_train` question is asked of in train_all (every dev question
