@@ -89,3 +89,29 @@ fn schemas_a_schema_the_caller_may_not_use_is_never_the_scope() {
     assert!(named.starts_with("42704"), "{named}");
     exec("RESET ROLE");
 }
+
+#[pg_test]
+fn schemas_a_value_only_one_schema_stores_decides_between_schemas_whose_names_fit_alike() {
+    load_fleet();
+    exec(
+        "CREATE SCHEMA depot;
+         CREATE TABLE depot.vehicles (vehicle_id int PRIMARY KEY, make text NOT NULL, horsepower int);
+         INSERT INTO depot.vehicles VALUES (1, 'Scania', 400), (2, 'Iveco', 360);
+         ANALYZE depot.vehicles",
+    );
+    exec("SELECT count(*) FROM nl2sql_index_values('fleet.vehicles')");
+    exec("SELECT count(*) FROM nl2sql_index_values('depot.vehicles')");
+    exec("SET LOCAL search_path = public");
+    let opts = r#"{"probe": false, "verify": false, "refuse": false}"#;
+    // by names alone the two schemas tie (depot is asked of first, fleet a reading)
+    let (schema, _, _) = scoped_run("How many vehicles are there?", opts);
+    assert!(schema.starts_with("in schema depot:") && schema.contains("fleet fits as well"), "{schema}");
+    // a value only fleet stores moves the question there, and the tie is gone
+    let (schema, _, _) = scoped_run("How many vehicles has the maker Volvo?", opts);
+    assert!(schema.starts_with("in schema fleet:") && schema.contains("it stores values the question names (volvo)"), "{schema}");
+    assert!(!schema.contains("fits as well"), "{schema}");
+    // a value the caller cannot see now (deleted since the index was built) moves nothing
+    exec("DELETE FROM fleet.vehicles WHERE make = 'Volvo'");
+    let (schema, _, _) = scoped_run("How many vehicles has the maker Volvo?", opts);
+    assert!(schema.starts_with("in schema depot:") && schema.contains("fleet fits as well"), "{schema}");
+}
