@@ -151,12 +151,12 @@ pub fn ask<D: Database + ?Sized, M: Model + ?Sized>(
     ask.run()
 }
 
-/// A tie between schemas whose names fit the question as well, settled by the values they store
-/// ([`context::schemas::settle_by_values`]): the words the question writes as values (quoted or
-/// capitalized) are searched by trigrams in the value index of the tied schemas only (no model
-/// call), and a match counts only in a column the caller
-/// may read and when its value is visible to them now. With the second, why the index could not
-/// be read (the tie then stands, and the schema step says so).
+/// The choice among the schemas whose names fit the question best or nearly, settled by the values
+/// they store ([`context::schemas::settle_by_values`]): the words the question writes as values
+/// (quoted or capitalized) are searched by trigrams in the value index of those schemas only (no
+/// model call), and a match counts only in a column the caller may read and when its value is
+/// visible to them now. With the second, why the index could not be read (the choice by names
+/// then stands, and the schema step says so).
 fn settle_by_values<D: Database + ?Sized>(db: &mut D, catalog: &Catalog, question: &str, scope: SchemaScope) -> (SchemaScope, Option<String>) {
     use context::schemas::SETTLING_CHECKS as CHECKED;
     if scope.origin != Origin::BestFit || scope.contenders.len() < 2 {
