@@ -425,14 +425,9 @@ fn choice_report(dir: &str, set: &str) {
         if let Some(terms) = terms.filter(|_| scope.origin == schemas::Origin::BestFit && scope.contenders.len() > 1) {
             let tied: Vec<String> = scope.contenders.iter().map(|(s, _)| s.clone()).collect();
             let started = Instant::now();
-            let stored: Vec<(String, String)> = client
-                .query(&trigram, &[&terms, &tied])
-                .expect("the trigram search")
-                .iter()
-                .map(|r| (r.get::<_, String>(0), r.get::<_, String>(3)))
-                .filter(|(_, v)| schemas::names_a_word_of(v, question))
-                .take(schemas::SETTLING_CHECKS)
-                .collect();
+            let found: Vec<(String, String)> =
+                client.query(&trigram, &[&terms, &tied]).expect("the trigram search").iter().map(|r| (r.get::<_, String>(0), r.get::<_, String>(3))).collect();
+            let stored = schemas::worth_checking(question, found, |(_, v)| v.as_str());
             searches.push(started.elapsed().as_secs_f64() * 1000.0);
             after = schemas::settle_by_values(scope.clone(), &full, question, &stored);
             if after != scope {

@@ -158,7 +158,6 @@ pub fn ask<D: Database + ?Sized, M: Model + ?Sized>(
 /// visible to them now. With the second, why the index could not be read (the choice by names
 /// then stands, and the schema step says so).
 fn settle_by_values<D: Database + ?Sized>(db: &mut D, catalog: &Catalog, question: &str, scope: SchemaScope) -> (SchemaScope, Option<String>) {
-    use context::schemas::SETTLING_CHECKS as CHECKED;
     if scope.origin != Origin::BestFit || scope.contenders.len() < 2 {
         return (scope, None);
     }
@@ -170,7 +169,7 @@ fn settle_by_values<D: Database + ?Sized>(db: &mut D, catalog: &Catalog, questio
         Err(e) => return (scope, Some(format!("the value index could not settle the tie ({e})"))),
     };
     let mut stored = Vec::new();
-    for m in found.into_iter().filter(|m| context::schemas::names_a_word_of(&m.value, question)).take(CHECKED) {
+    for m in context::schemas::worth_checking(question, found, |m| m.value.as_str()) {
         if catalog.table(&m.table).and_then(|t| t.column(&m.column)).is_none() {
             continue;
         }

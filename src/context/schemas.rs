@@ -28,7 +28,7 @@ use crate::error::{Error, Kind, Result};
 use crate::lexicon;
 use crate::scope::link;
 
-/// At most this many stored values are checked as the caller to settle a tie.
+/// At most this many stored values are checked as the caller to settle the choice among schemas.
 pub const SETTLING_CHECKS: usize = 24;
 
 /// How far below the best coverage a schema may be and still be chosen for the values it stores:
@@ -171,11 +171,12 @@ fn name_stems(name: &str, vocabulary: &BTreeSet<String>) -> BTreeSet<String> {
     out
 }
 
-/// The words of every schema's names.
-fn schema_words(catalog: &Catalog) -> BTreeMap<String, SchemaWords> {
+/// The words of the names of every schema `keep` keeps (one written as one word split by the
+/// whole catalog's vocabulary).
+fn schema_words(catalog: &Catalog, keep: impl Fn(&str) -> bool) -> BTreeMap<String, SchemaWords> {
     let vocabulary = vocabulary(catalog);
     let mut out: BTreeMap<String, SchemaWords> = BTreeMap::new();
-    for t in &catalog.tables {
+    for t in catalog.tables.iter().filter(|t| keep(&t.name.schema)) {
         let name = name_stems(&t.name.name, &vocabulary);
         let cols: BTreeSet<String> = t.columns.iter().flat_map(|c| name_stems(&c.name, &vocabulary)).collect();
         out.entry(t.name.schema.clone()).or_insert_with(|| SchemaWords { tables: Vec::new() }).tables.push((name, cols));
@@ -248,7 +249,7 @@ pub fn choose(catalog: &Catalog, named: &[String], question: &str) -> Result<Sch
         catalog.search_path.iter().filter(|s| visible.contains(s)).cloned().collect()
     };
     let words = stems(question);
-    let names = schema_words(catalog);
+    let names = schema_words(catalog, |_| true);
     let fits: BTreeMap<&str, (usize, usize)> = names.iter().map(|(s, n)| (s.as_str(), fit(s, n, &words))).collect();
     let path_fits = path.iter().any(|s| fits[s.as_str()].0 > 0);
     if !path.is_empty() && (path_fits || path.len() == visible.len()) {
@@ -266,9 +267,8 @@ pub fn choose(catalog: &Catalog, named: &[String], question: &str) -> Result<Sch
     let readings = tied.into_iter().filter(|s| *s != first).collect();
     let mut chosen = scope(vec![first], Origin::BestFit, readings, vec![]);
     // the schemas within the margin of the best, best first: what stored values may settle
-    let margin = VALUE_MARGIN;
     let mut near: Vec<(&str, (usize, usize))> =
-        fits.iter().filter(|(s, f)| f.0 > 0 && f.0 + margin >= best.0 && !path.iter().any(|p| p == *s)).map(|(s, f)| (*s, *f)).collect();
+        fits.iter().filter(|(s, f)| f.0 > 0 && f.0 + VALUE_MARGIN >= best.0 && !path.iter().any(|p| p == *s)).map(|(s, f)| (*s, *f)).collect();
     near.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(b.0)));
     chosen.contenders = near.into_iter().map(|(s, f)| (s.to_string(), f.0)).collect();
     Ok(chosen)
@@ -310,10 +310,12 @@ pub fn value_terms(question: &str) -> Option<String> {
     (!tokens.is_empty()).then(|| tokens.join(" "))
 }
 
-/// Could a stored value be evidence for [`settle_by_values`]: does it hold a word of the question?
-/// (What is worth checking as the caller before settling.)
-pub fn names_a_word_of(value: &str, question: &str) -> bool {
-    !stems(value).is_disjoint(&value_words(question))
+/// Of the values the value index found for [`value_terms`], those worth checking as the caller
+/// before settling: the ones that hold a value word of the question (the question's words
+/// computed once), at most [`SETTLING_CHECKS`], in the order found.
+pub fn worth_checking<T>(question: &str, found: Vec<T>, value: impl Fn(&T) -> &str) -> Vec<T> {
+    let words = value_words(question);
+    found.into_iter().filter(|m| !stems(value(m)).is_disjoint(&words)).take(SETTLING_CHECKS).collect()
 }
 
 /// Settle the choice among the schemas whose names fit the question best or nearly
@@ -329,8 +331,8 @@ pub fn settle_by_values(scope: SchemaScope, catalog: &Catalog, question: &str, s
     if scope.origin != Origin::BestFit || scope.contenders.len() < 2 {
         return scope;
     }
-    let names = schema_words(catalog);
-    let named: BTreeSet<&String> = scope.contenders.iter().filter_map(|(s, _)| names.get(s)).flat_map(SchemaWords::all).collect();
+    let names = schema_words(catalog, |s| scope.contenders.iter().any(|(c, _)| c == s));
+    let named: BTreeSet<&String> = names.values().flat_map(SchemaWords::all).collect();
     let asked: BTreeSet<String> = value_words(question)
         .into_iter()
         .filter(|w| !named.contains(w) && !lexicon::is_function_word(w) && !w.chars().all(|c| c.is_ascii_digit()))
