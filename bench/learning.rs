@@ -42,6 +42,7 @@ fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let (mut set, mut n_dbs, mut per_db, mut min_q, mut seed) = ("spider_train".to_string(), 10usize, 15usize, 40usize, 21u64);
     let mut ks: Vec<usize> = vec![0, 5, 10, 20];
+    let mut judge_dbs: Option<usize> = None;
     let mut dir = "../shared/data".to_string();
     let mut i = 0;
     while i < args.len() {
@@ -53,6 +54,7 @@ fn main() {
             "--min-questions" => min_q = value(i).parse().expect("--min-questions Q"),
             "--seed" => seed = value(i).parse().expect("--seed S"),
             "--ks" => ks = value(i).split(',').map(|k| k.parse().expect("--ks 0,5,10,20")).collect(),
+            "--judge" => judge_dbs = Some(value(i).parse().expect("--judge N")),
             other => {
                 dir = other.to_string();
                 i += 1;
@@ -71,10 +73,16 @@ fn main() {
     }
     let mut dbs: Vec<(String, Vec<&Value>)> = by_db.into_iter().filter(|(_, qs)| qs.len() >= min_q.max(pool_size + per_db)).collect();
     dbs.sort_by_key(|(db, _)| mix(seed, db));
-    dbs.truncate(n_dbs);
     for (_, qs) in dbs.iter_mut() {
         qs.sort_by_key(|q| mix(seed, &q["question_id"].to_string()));
     }
+    if let Some(count) = judge_dbs {
+        // the databases after the measured ones, in the same seeded order: tuning, never measuring
+        let tuning: Vec<(String, Vec<&Value>)> = dbs.iter().skip(n_dbs).take(count).cloned().collect();
+        judge(&set, &tuning, pool_size, per_db);
+        return;
+    }
+    dbs.truncate(n_dbs);
     let ks_text = ks.iter().map(ToString::to_string).collect::<Vec<_>>().join(",");
     println!(
         "command: cargo run --release --example learning -- --set {set} --dbs {n_dbs} --per-db {per_db} --ks {ks_text} --min-questions {min_q} --seed {seed} {dir}"
@@ -197,4 +205,76 @@ fn report(rows: &[Row], ks: &[usize]) {
         let n = rows.iter().filter(|r| r.db == db && r.k == 0).count();
         println!("  {db}: {} -> {} of {n}", right(0), right(top));
     }
+}
+
+/// `--judge N`: how well [`same::differences`] tells a taught example that asks the question again
+/// from one of the same pattern about other things, on N databases after the measured ones (no
+/// chat model; the embedding server for the distances). For each asked question, its nearest
+/// pool examples (cosine distance of the questions as written) are labelled by whether the
+/// example's gold SQL gives the asked question's gold result (strict); reported per distance cut:
+/// how many questions the judge would answer from an example, and how many of those rightly.
+#[allow(clippy::type_complexity)]
+fn judge(set: &str, dbs: &[(String, Vec<&Value>)], pool_size: usize, per_db: usize) {
+    use nl2sql_core::catalog::Catalog;
+    use nl2sql_core::ground::same;
+    use nl2sql_core::ground::taught::cosine_distance;
+    use nl2sql_core::llm::{client, CallPolicy, Endpoint};
+    use nl2sql_core::scope::link;
+    let endpoint = Endpoint {
+        base_url: std::env::var("NL2SQL_EMBED_URL").unwrap_or_else(|_| "http://127.0.0.1:18082/v1".into()),
+        model: "all-minilm-l6-v2".into(),
+        api_key: None,
+    };
+    let out_path = std::env::var("NL2SQL_BENCH_OUT").unwrap_or_else(|_| format!("{}/bench/results/learning_judge.jsonl", env!("CARGO_MANIFEST_DIR")));
+    let mut raw = std::io::BufWriter::new(std::fs::File::create(&out_path).expect("results file"));
+    // (distance of the nearest, its differences, right) per asked question, and whether any pool example answers it
+    let mut seen: Vec<(f64, Vec<same::Difference>, bool, bool)> = Vec::new();
+    println!("{} tuning databases: {}", dbs.len(), dbs.iter().map(|(d, _)| d.as_str()).collect::<Vec<_>>().join(", "));
+    for (db_id, qs) in dbs {
+        let (pool, asked) = (&qs[..pool_size], &qs[pool_size..(pool_size + per_db).min(qs.len())]);
+        let mut c = connect(&database(set, db_id));
+        let text: String = c.query_one("SELECT nl2sql_schema()::text", &[]).expect("nl2sql_schema").get(0);
+        let catalog: Catalog = serde_json::from_str(&text).expect("catalog");
+        let names = link::names(&catalog);
+        let texts: Vec<String> = pool.iter().chain(asked).map(|q| q["question"].as_str().unwrap_or("").to_string()).collect();
+        let vectors = client::embed(&endpoint, &CallPolicy::default(), &texts, &|| {}).expect("embedding server (scripts/llm.sh start)").vectors;
+        let pool_rows: Vec<Option<Vec<Vec<Value>>>> = pool.iter().map(|q| rows(&mut c, q["gold_pg"].as_str().unwrap_or("")).ok()).collect();
+        let pool_sigs: Vec<same::Signature> = pool.iter().map(|q| same::signature(q["question"].as_str().unwrap_or(""), &names)).collect();
+        for (i, q) in asked.iter().enumerate() {
+            let Ok(gold) = Gold::load(&mut c, q["gold_pg"].as_str().unwrap_or(""), q["order_sensitive"] == Value::Bool(true)) else { continue };
+            let question = q["question"].as_str().unwrap_or("");
+            let sig = same::signature(question, &names);
+            let v = &vectors[pool.len() + i];
+            let mut near: Vec<(f64, usize)> = (0..pool.len()).map(|j| (cosine_distance(v, &vectors[j]), j)).collect();
+            near.sort_by(|a, b| a.0.total_cmp(&b.0));
+            let right = |j: usize| pool_rows[j].as_ref().is_some_and(|r| gold.strict(r));
+            let answerable = (0..pool.len()).any(right);
+            let (d, j) = near[0];
+            let diffs = same::differences(&sig, &pool_sigs[j]);
+            seen.push((d, diffs.clone(), right(j), answerable));
+            let others: Vec<Value> = near
+                .iter()
+                .skip(1)
+                .filter(|(d, _)| *d <= 0.5)
+                .map(|&(d, j)| json!({"example": pool[j]["question"], "distance": d, "right": right(j), "taught": pool_sigs[j]}))
+                .collect();
+            let line = json!({"db": db_id, "question_id": q["question_id"], "question": question, "example": pool[j]["question"],
+                "distance": d, "differences": diffs, "right": right(j), "answerable": answerable,
+                "asked": sig, "taught": pool_sigs[j], "others": others});
+            writeln!(raw, "{line}").expect("write");
+        }
+    }
+    raw.flush().expect("flush");
+    let n = seen.len();
+    let answerable = seen.iter().filter(|s| s.3).count();
+    println!("\n{n} asked questions; {answerable} have a pool example whose gold gives their gold result");
+    println!("\nthe nearest example within the cut, taken when the judge finds no difference:");
+    println!("| cut | answered from an example | right | precision | share of the answerable |");
+    println!("|---|---|---|---|---|");
+    for cut in [0.1, 0.15, 0.2, 0.25, 0.3, 0.35, 0.4] {
+        let picked: Vec<_> = seen.iter().filter(|s| s.0 <= cut && s.1.is_empty()).collect();
+        let right = picked.iter().filter(|s| s.2).count();
+        println!("| {cut} | {} | {right} | {:.1}% | {:.1}% |", picked.len(), 100.0 * right as f64 / picked.len().max(1) as f64, 100.0 * right as f64 / answerable.max(1) as f64);
+    }
+    println!("raw: {out_path}");
 }

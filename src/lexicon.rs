@@ -366,6 +366,14 @@ pub const GENERIC_WORDS: &[&str] = &[
     "letter", "letters", "character", "characters", "alphabetic", "lexicographic", "lexicographical", "lexicographically",
 ];
 
+/// Generic words that qualify what a question asks ("the *long* books", "*new* customers", "the
+/// *only* one", "*different* cities"): two questions that differ in one ask different things.
+pub const QUALIFIERS: &[&str] = &[
+    "new", "old", "long", "short", "big", "small", "large", "high", "low", "good", "bad", "current", "currently", "first",
+    "last", "second", "third", "top", "bottom", "only", "exactly", "different", "distinct", "unique", "same", "other",
+    "both", "either", "neither", "never", "ever", "once", "twice",
+];
+
 /// Verbs that relate things ("which department *manages* the most", "languages *spoken* in",
 /// "flights that *depart* from"): a schema spells them as a table or a foreign key, or not at all,
 /// so a verb that links to no name is no evidence that data is missing. Base forms; their `-s`

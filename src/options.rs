@@ -167,6 +167,9 @@ pub struct AskOptions {
     /// Verified examples (the nearest, on tables the caller can see) and the glossary entries the
     /// question mentions go into every generation; at most this many examples (0: neither).
     pub examples: usize,
+    /// A verified example that asks the question again ([`crate::ground::same::asked_again`])
+    /// answers it with its SQL, verified like any candidate, instead of a fresh generation.
+    pub reuse: bool,
     /// The schemas the question is asked of (empty: as the search_path says,
     /// [`crate::context::schemas::choose`]; `*`: every schema).
     pub schemas: Vec<String>,
@@ -184,7 +187,7 @@ pub struct AskOptions {
 
 const ASK_KEYS: &[&str] = &[
     "llm_model", "max_probes", "max_repairs", "probe_rows", "schema_token_budget", "temperature", "seed", "probe",
-    "probe_gate", "verify", "fix", "repair", "refine", "confirm", "refuse", "examples", "schemas", "values", "value_keywords", "two_round", "generators", "samples", "select", "max_rows",
+    "probe_gate", "verify", "fix", "repair", "refine", "confirm", "refuse", "examples", "reuse", "schemas", "values", "value_keywords", "two_round", "generators", "samples", "select", "max_rows",
 ];
 
 const GENERATORS_WANTED: &str = "a non-empty array of \"direct\", \"skeleton\", \"decompose\", \"few_shot\"";
@@ -214,6 +217,7 @@ impl AskOptions {
             confirm: r.flag("confirm", true)?,
             refuse: r.flag("refuse", s.refuse)?,
             examples: r.count("examples", s.examples, 0, 10)?,
+            reuse: r.flag("reuse", true)?,
             schemas: match r.obj.get("schemas") {
                 None => crate::context::schemas::parse_list(&s.schemas).map_err(|e| {
                     Error::invalid(format!("setting nl2sql.schemas: {e}")).with_hint("Set it to schema names separated by commas, * for all, or '' to follow search_path.")
@@ -271,6 +275,7 @@ impl AskOptions {
             "confirm": self.confirm && self.verify && self.single_generation(),
             "refuse": self.refuse,
             "examples": self.examples,
+            "reuse": self.reuse && self.examples > 0,
             "schemas": self.schemas,
             "value_keywords": self.values && self.value_keywords,
             "two_round": self.two_round,

@@ -16,7 +16,9 @@ use crate::context;
 use crate::effects::{Database, Model};
 use crate::error::{Error, Kind, Result};
 use crate::ground::link::{self, Linked};
+use crate::ground::same;
 use crate::ground::taught::{self, Example, TaughtLimits};
+use super::repair::Attempt;
 use crate::llm::json::extract_json;
 use crate::llm::{ChatRequest, Message};
 use crate::options::{SelectOptions, Settings, Settle};
@@ -295,17 +297,52 @@ impl<D: Database + ?Sized, M: Model + ?Sized> Ask<'_, '_, D, M> {
         }
         let nearest: Vec<Value> = found.iter().take(5).map(|e| json!({"id": e.id, "distance": e.distance})).collect();
         let db = &mut *self.db;
-        let shown = taught::select(found, &glossary, self.question.text, &self.catalog, TaughtLimits::new(self.opts.examples), |sql| {
+        let shown = taught::select(found.clone(), &glossary, self.question.text, &self.catalog, TaughtLimits::new(self.opts.examples), |sql| {
             plans_as_caller(db, sql)
         });
-        let data = json!({"examples": shown.examples, "terms": shown.terms, "nearest": nearest});
-        if shown.is_empty() {
+        if self.opts.reuse {
+            let names = crate::scope::link::names(&self.catalog);
+            let terms_of = |q: &str| taught::mentioned(&glossary, q).into_iter().map(|t| t.term.to_lowercase()).collect();
+            let (db, catalog) = (&mut *self.db, &self.catalog);
+            self.asked_again = same::asked_again(self.question.text, &found, |e| (e.question.as_str(), e.distance), &names, terms_of, |e| {
+                taught::reads_only_visible_tables(&e.sql, catalog) && plans_as_caller(db, &e.sql)
+            })
+            .cloned();
+        }
+        let mut data = json!({"examples": shown.examples, "terms": shown.terms, "nearest": nearest});
+        if let Some(e) = &self.asked_again {
+            data["asked_again"] = json!({"id": e.id, "question": e.question, "distance": e.distance});
+        }
+        if shown.is_empty() && self.asked_again.is_none() {
             self.trace.step(Stage::Taught, Status::Skipped, "no verified example near the question and no glossary term it mentions, on tables you can read", None, data)?;
         } else {
             self.trace.step(Stage::Taught, Status::Ok, format!("shown: {}", shown.describe()), None, data)?;
         }
         self.grounding.taught = shown;
         Ok(())
+    }
+
+    /// A verified example that asks the question again answers it: its SQL, verified here like
+    /// any candidate (the checks, a plan, a bounded run as the caller). Clean, it is the chosen
+    /// answer, without a generation or a second reading (a curator verified it for this
+    /// question). With a problem here (the data changed since, or a check reads this question
+    /// otherwise), it is not repaired: `None`, and the run generates afresh as if nothing were
+    /// taught, with the example shown as before.
+    pub(super) fn reuse(&mut self, example: &Example) -> Result<Option<Attempt>> {
+        let detail = format!(
+            "verified example #{} asks this question again (\"{}\", distance {:.2}: the same tables and columns, values, numbers and operations): its SQL instead of a fresh generation",
+            example.id, example.question, example.distance
+        );
+        self.trace.step(Stage::Generate, Status::Ok, detail, Some(example.sql.clone()), json!({"generator": "verified_example", "example_id": example.id}))?;
+        let mut verified = self.verify(&example.sql);
+        if verified.attempt.is_clean() {
+            let detail = if verified.empty { "every check passes (note: the result is empty)".to_string() } else { verified.summary() };
+            self.trace.step(Stage::Verify, Status::Ok, detail, Some(example.sql.clone()), std::mem::take(&mut verified.data))?;
+            return Ok(Some(verified.attempt));
+        }
+        let detail = format!("the verified example's SQL does not pass here ({}); it is not used, and the question is generated afresh", verified.summary());
+        self.trace.step(Stage::Verify, verified.status(), detail, Some(example.sql.clone()), std::mem::take(&mut verified.data))?;
+        Ok(None)
     }
 
     /// N-version generation: each generator (and each further sample of it) writes a candidate;

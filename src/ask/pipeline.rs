@@ -99,6 +99,9 @@ pub(super) struct Ask<'a, 'r, D: Database + ?Sized, M: Model + ?Sized> {
     /// The stored examples nearest to the question, once searched (the `taught` stage and the
     /// few-shot generator read the same ones).
     pub nearest: Option<Vec<crate::ground::taught::Example>>,
+    /// The verified example that asks the question again (the `taught` stage's judgement,
+    /// [`crate::ground::same::asked_again`]): its SQL is the candidate.
+    pub asked_again: Option<crate::ground::taught::Example>,
     /// The schemas the question is asked of, and why ([`context::schemas`]).
     pub scope: SchemaScope,
     /// The relations the caller can read in the schemas of `scope.readings` (empty when none),
@@ -142,6 +145,7 @@ pub fn ask<D: Database + ?Sized, M: Model + ?Sized>(
         value_hits: Vec::new(),
         alternative: None,
         nearest: None,
+        asked_again: None,
         scope,
         readings,
     };
@@ -401,6 +405,11 @@ impl<D: Database + ?Sized, M: Model + ?Sized> Ask<'_, '_, D, M> {
             return self.refuse(kind, reason);
         }
         self.taught()?;
+        if let Some(example) = self.asked_again.take() {
+            if let Some(chosen) = self.reuse(&example)? {
+                return self.finish(chosen, true);
+            }
+        }
         self.probe_loop()?;
         if self.opts.two_round {
             self.link_round()?;

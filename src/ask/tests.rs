@@ -653,6 +653,72 @@ fn every_generation_is_shown_the_nearest_visible_examples_and_the_glossary_terms
     }
 }
 
+#[test]
+fn a_verified_example_that_asks_the_question_again_answers_it_without_a_generation() {
+    let options = json!({"probe": false, "refuse": false});
+    let taught = |sql: &str| {
+        let mut db = split_db();
+        db.examples = vec![example(4, "Which author wrote the cheapest book?", sql, 0.1)];
+        db
+    };
+    // the same question in other words: the example's SQL, verified, no chat call at all
+    let mut db = taught(CHEAPEST);
+    let mut model = ScriptedModel::new(vec![]);
+    let e = run(&mut db, &mut model, "Name the author who wrote the cheapest book.", options.clone()).unwrap();
+    assert_eq!(e.status(), Status::Ok, "{:#?}", e.steps.iter().map(|s| (s.stage, s.status, &s.detail)).collect::<Vec<_>>());
+    assert_eq!(e.chosen_sql, CHEAPEST);
+    assert!(model.requests.is_empty(), "{:?}", model.requests.len());
+    let generate = e.steps.iter().find(|s| s.stage == Stage::Generate).unwrap();
+    assert_eq!(generate.data["generator"], "verified_example");
+    assert!(generate.detail.starts_with("verified example #4 asks this question again"), "{}", generate.detail);
+    assert!(steps_of(&e, Stage::Confirm).is_empty());
+    let taught_step = e.steps.iter().find(|s| s.stage == Stage::Taught).unwrap();
+    assert_eq!(taught_step.data["asked_again"]["id"], 4);
+
+    // another direction, another number, another table, or farther than the cut: generated afresh
+    for (question, far) in [
+        ("Which author wrote the most expensive book?", false),
+        ("Which 3 authors wrote the cheapest books?", false),
+        ("Which customer ordered the cheapest book?", false),
+        ("Name the author who wrote the cheapest book.", true),
+    ] {
+        let mut db = taught(CHEAPEST);
+        let mut model = ScriptedModel::new(vec![sql_reply(DEAREST), sql_reply(DEAREST)]);
+        if far {
+            model.vectors.insert(question.into(), vec![0.3, -0.2, -0.1]);
+        }
+        let e = run(&mut db, &mut model, question, options.clone()).unwrap();
+        assert!(!model.requests.is_empty(), "{question}");
+        assert!(e.steps.iter().all(|s| s.data["generator"] != "verified_example"), "{question}");
+    }
+
+    // the option off, or an example over a table the caller cannot see: generated afresh
+    let mut db = taught(CHEAPEST);
+    let mut model = ScriptedModel::new(vec![sql_reply(CHEAPEST), sql_reply(CHEAPEST)]);
+    run(&mut db, &mut model, "Name the author who wrote the cheapest book.", json!({"probe": false, "refuse": false, "reuse": false})).unwrap();
+    assert!(!model.requests.is_empty());
+    let mut db = taught("SELECT code FROM vault ORDER BY code LIMIT 1");
+    let mut model = ScriptedModel::new(vec![sql_reply(CHEAPEST), sql_reply(CHEAPEST)]);
+    run(&mut db, &mut model, "Name the author who wrote the cheapest book.", options.clone()).unwrap();
+    assert!(!model.requests.is_empty());
+
+    // an example that no longer plans is not taken
+    let mut db = taught(CHEAPEST).plan_fails("price ASC", "column b.price does not exist");
+    let mut model = ScriptedModel::new(vec![sql_reply(DEAREST), sql_reply(DEAREST)]);
+    let e = run(&mut db, &mut model, "Name the author who wrote the cheapest book.", options.clone()).unwrap();
+    assert!(e.steps.iter().all(|s| s.data["generator"] != "verified_example"));
+    // an example whose SQL does not pass the checks here is not repaired: the question is
+    // generated afresh
+    let mut db = taught(DEAREST);
+    let mut model = ScriptedModel::new(vec![sql_reply(CHEAPEST), sql_reply(CHEAPEST)]);
+    let e = run(&mut db, &mut model, "Name the author who wrote the cheapest book.", options.clone()).unwrap();
+    let verify = e.steps.iter().find(|s| s.stage == Stage::Verify).unwrap();
+    assert!(verify.detail.starts_with("the verified example's SQL does not pass here"), "{}", verify.detail);
+    assert_eq!(verify.status, Status::Violations);
+    assert!(!model.requests.is_empty());
+    assert_eq!(e.chosen_sql, CHEAPEST);
+}
+
 // --- two-round generation ------------------------------------------------------------------------
 
 #[test]
