@@ -227,8 +227,9 @@ fn judge(set: &str, dbs: &[(String, Vec<&Value>)], pool_size: usize, per_db: usi
     };
     let out_path = std::env::var("NL2SQL_BENCH_OUT").unwrap_or_else(|_| format!("{}/bench/results/learning_judge.jsonl", env!("CARGO_MANIFEST_DIR")));
     let mut raw = std::io::BufWriter::new(std::fs::File::create(&out_path).expect("results file"));
-    // (distance of the nearest, its differences, right) per asked question, and whether any pool example answers it
-    let mut seen: Vec<(f64, Vec<same::Difference>, bool, bool)> = Vec::new();
+    // per asked question: the pool nearest first as (distance, no difference, right), and whether
+    // any pool example answers it
+    let mut seen: Vec<(Vec<(f64, bool, bool)>, bool)> = Vec::new();
     println!("{} tuning databases: {}", dbs.len(), dbs.iter().map(|(d, _)| d.as_str()).collect::<Vec<_>>().join(", "));
     for (db_id, qs) in dbs {
         let (pool, asked) = (&qs[..pool_size], &qs[pool_size..(pool_size + per_db).min(qs.len())]);
@@ -251,7 +252,7 @@ fn judge(set: &str, dbs: &[(String, Vec<&Value>)], pool_size: usize, per_db: usi
             let answerable = (0..pool.len()).any(right);
             let (d, j) = near[0];
             let diffs = same::differences(&sig, &pool_sigs[j]);
-            seen.push((d, diffs.clone(), right(j), answerable));
+            seen.push((near.iter().map(|&(d, j)| (d, same::differences(&sig, &pool_sigs[j]).is_empty(), right(j))).collect(), answerable));
             let others: Vec<Value> = near
                 .iter()
                 .skip(1)
@@ -266,14 +267,14 @@ fn judge(set: &str, dbs: &[(String, Vec<&Value>)], pool_size: usize, per_db: usi
     }
     raw.flush().expect("flush");
     let n = seen.len();
-    let answerable = seen.iter().filter(|s| s.3).count();
+    let answerable = seen.iter().filter(|s| s.1).count();
     println!("\n{n} asked questions; {answerable} have a pool example whose gold gives their gold result");
-    println!("\nthe nearest example within the cut, taken when the judge finds no difference:");
+    println!("\nthe nearest example within the cut in which the judge finds no difference (as same::asked_again takes it):");
     println!("| cut | answered from an example | right | precision | share of the answerable |");
     println!("|---|---|---|---|---|");
     for cut in [0.1, 0.15, 0.2, 0.25, 0.3, 0.35, 0.4] {
-        let picked: Vec<_> = seen.iter().filter(|s| s.0 <= cut && s.1.is_empty()).collect();
-        let right = picked.iter().filter(|s| s.2).count();
+        let picked: Vec<bool> = seen.iter().filter_map(|(near, _)| near.iter().find(|(d, same, _)| *d <= cut && *same).map(|x| x.2)).collect();
+        let right = picked.iter().filter(|r| **r).count();
         println!("| {cut} | {} | {right} | {:.1}% | {:.1}% |", picked.len(), 100.0 * right as f64 / picked.len().max(1) as f64, 100.0 * right as f64 / answerable.max(1) as f64);
     }
     println!("raw: {out_path}");

@@ -109,3 +109,30 @@ fn ask_is_shown_the_taught_example_the_embedding_model_finds_and_the_glossary_te
     let (_, rows) = run_question("How many long books did each author write?", &options.replace('}', ", \"examples\": 0}"));
     assert!(!rows.iter().any(|(s, _, _)| s == "taught"), "{rows:?}");
 }
+
+#[pg_test]
+fn learn_a_taught_question_asked_again_in_other_words_is_answered_with_its_verified_sql() {
+    load_bookshop();
+    let taught = "SELECT a.name, count(*) FROM authors AS a JOIN books AS b ON b.author_id = a.author_id GROUP BY a.name";
+    json_of(&format!("SELECT nl2sql_teach('How many books did each author write?', $${taught}$$)"));
+    let stored: String = Spi::get_one("SELECT sql FROM nl2sql_examples()").unwrap().unwrap();
+    // the real embedding model measures how near the two questions are; a chat call would get a
+    // query that is not the taught one
+    let url = scripted_llm(&["{\"sql\": \"SELECT count(*) FROM books\"}"], 20);
+    exec(&format!("SET LOCAL nl2sql.llm_endpoint = '{url}'"));
+    let options = "{\"probe\": false, \"refuse\": false}";
+    let (run_id, rows) = run_question("For each author, how many books did they write?", options);
+    let generate = rows.iter().find(|(s, _, _)| s == "generate").unwrap_or_else(|| panic!("no generate step: {rows:?}"));
+    assert_eq!(generate.2.as_deref(), Some(stored.as_str()), "{rows:?}");
+    let run = json_of(&format!("SELECT jsonb_build_object('status', status, 'chosen', chosen_sql, 'calls', llm_calls) FROM nl2sql.runs WHERE run_id = {}", run_id.unwrap()));
+    assert_eq!(run, json!({"status": "ok", "chosen": stored, "calls": 0}), "{rows:?}");
+    let data = json_of(&format!("SELECT output FROM nl2sql.steps WHERE run_id = {} AND stage = 'generate'", run_id.unwrap()));
+    assert_eq!(data["generator"], json!("verified_example"), "{data}");
+    // another question about the same tables is generated: the scripted model's answer
+    let (_, rows) = run_question("How many books are there?", options);
+    let chosen = rows.last().unwrap();
+    assert_eq!(chosen.2.as_deref(), Some("SELECT count(*) FROM books"), "{rows:?}");
+    // with the option off, the example is only shown
+    let (_, rows) = run_question("For each author, how many books did they write?", "{\"probe\": false, \"refuse\": false, \"reuse\": false}");
+    assert_eq!(rows.last().unwrap().2.as_deref(), Some("SELECT count(*) FROM books"), "{rows:?}");
+}
