@@ -97,7 +97,30 @@ pub fn signature(question: &str, names: &[Name]) -> Signature {
 /// The operations the lexicon's words in `question` ask for, each under one name.
 pub fn operators(question: &str) -> BTreeSet<String> {
     let lower = question.to_lowercase();
-    let tokens: Vec<&str> = lower.split(|c: char| !(c.is_alphanumeric() || c == '\'')).filter(|t| !t.is_empty()).collect();
+    let words: Vec<&str> = lower.split(|c: char| !(c.is_alphanumeric() || c == '\'')).filter(|t| !t.is_empty()).collect();
+    // phrases read as one operation first: a bound written with a superlative's or a
+    // conjunction's word ("at least 2" is "two or more"), and "total number" (a count, not a sum)
+    let mut tokens: Vec<&str> = Vec::with_capacity(words.len());
+    let mut i = 0;
+    while i < words.len() {
+        let pair = (words[i], words.get(i + 1).copied().unwrap_or(""));
+        let bound = match pair {
+            ("at", "least") | ("or", "more") | ("or", "greater") | ("or", "higher") | ("or", "over") => Some(BOUND_ABOVE),
+            ("at", "most") | ("or", "fewer") | ("or", "less") | ("or", "lower") | ("or", "under") => Some(BOUND_BELOW),
+            ("total", "number") => Some("number"),
+            _ => None,
+        };
+        match bound {
+            Some(token) => {
+                tokens.push(token);
+                i += 2;
+            }
+            None => {
+                tokens.push(words[i]);
+                i += 1;
+            }
+        }
+    }
     let has = |phrase: &str| {
         let p: Vec<&str> = phrase.split(' ').collect();
         tokens.windows(p.len()).any(|w| w == p.as_slice())
@@ -114,6 +137,10 @@ pub fn operators(question: &str) -> BTreeSet<String> {
     for s in lexicon::SUPERLATIVES.iter().filter(|s| has(s.word)) {
         out.insert(format!("superlative {:?}", s.sense));
     }
+    // "the most number of events" and "the most events" rank by the same count
+    if out.iter().any(|o| o.starts_with("superlative")) {
+        out.remove("count");
+    }
     if lexicon::ORDERING.iter().any(|w| has(w)) || ["alphabetical", "alphabetically"].iter().any(|w| has(w)) {
         out.insert("order".to_string());
     }
@@ -125,6 +152,12 @@ pub fn operators(question: &str) -> BTreeSet<String> {
     }
     for w in lexicon::COMPARATIVES.iter().filter(|w| has(w)) {
         out.insert(if lexicon::BOUNDS_BELOW.contains(w) { "bound below" } else { "bound above" }.to_string());
+    }
+    if has(BOUND_ABOVE) {
+        out.insert("bound above".to_string());
+    }
+    if has(BOUND_BELOW) {
+        out.insert("bound below".to_string());
     }
     if lexicon::NEGATIONS.iter().any(|w| has(w)) || lexicon::NEGATED_VERB.is_match(&lower) {
         out.insert("negation".to_string());
@@ -141,6 +174,10 @@ pub fn operators(question: &str) -> BTreeSet<String> {
     }
     out
 }
+
+/// The tokens a bound's phrase is read as ("at least", "or more"; "at most", "or fewer").
+const BOUND_ABOVE: &str = "\u{1}bound_above";
+const BOUND_BELOW: &str = "\u{1}bound_below";
 
 /// A word in its singular, by the spelling rules the schema names are read with.
 fn singular(word: &str) -> String {
@@ -256,6 +293,11 @@ mod tests {
         assert_eq!(differences(&sig("List the products by price."), &sig("List the products by price in descending order.")), [Difference::Operators]);
         // a qualifier the lexicon counts as generic still asks something else
         assert_eq!(differences(&sig("How many products are there?"), &sig("How many new products are there?")), [Difference::Unlinked]);
+        // a bound written two ways, a ranking by a count written two ways, "total number" is a count
+        assert_eq!(operators("parties with at least 2 events"), operators("parties that have two or more events"));
+        assert_eq!(operators("the member in charge of the greatest number of events"), operators("the member in charge of the most events"));
+        assert_eq!(operators("What is the total number of stations?"), operators("How many stations are there?"));
+        assert_ne!(operators("parties with at least 2 events"), operators("parties with at most 2 events"));
         // a value quoted or not is the same value
         assert_eq!(differences(&sig("Which customers live in New York?"), &sig("Which customers live in 'New York'?")), []);
     }
