@@ -300,7 +300,7 @@ impl<D: Database + ?Sized, M: Model + ?Sized> Ask<'_, '_, D, M> {
         let shown = taught::select(found.clone(), &glossary, self.question.text, &self.catalog, TaughtLimits::new(self.opts.examples), |sql| {
             plans_as_caller(db, sql)
         });
-        if self.opts.reuse {
+        if self.opts.reuse && !found.is_empty() {
             let names = crate::scope::link::names(&self.catalog);
             let terms_of = |q: &str| taught::mentioned(&glossary, q).into_iter().map(|t| t.term.to_lowercase()).collect();
             let (db, catalog) = (&mut *self.db, &self.catalog);
@@ -313,10 +313,17 @@ impl<D: Database + ?Sized, M: Model + ?Sized> Ask<'_, '_, D, M> {
         if let Some(e) = &self.asked_again {
             data["asked_again"] = json!({"id": e.id, "question": e.question, "distance": e.distance});
         }
-        if shown.is_empty() && self.asked_again.is_none() {
+        let mut detail: Vec<String> = Vec::new();
+        if let Some(e) = &self.asked_again {
+            detail.push(format!("verified example #{} asks this question again", e.id));
+        }
+        if !shown.is_empty() {
+            detail.push(format!("shown: {}", shown.describe()));
+        }
+        if detail.is_empty() {
             self.trace.step(Stage::Taught, Status::Skipped, "no verified example near the question and no glossary term it mentions, on tables you can read", None, data)?;
         } else {
-            self.trace.step(Stage::Taught, Status::Ok, format!("shown: {}", shown.describe()), None, data)?;
+            self.trace.step(Stage::Taught, Status::Ok, detail.join("; "), None, data)?;
         }
         self.grounding.taught = shown;
         Ok(())
@@ -336,7 +343,10 @@ impl<D: Database + ?Sized, M: Model + ?Sized> Ask<'_, '_, D, M> {
         self.trace.step(Stage::Generate, Status::Ok, detail, Some(example.sql.clone()), json!({"generator": "verified_example", "example_id": example.id}))?;
         let mut verified = self.verify(&example.sql);
         if verified.attempt.is_clean() {
-            let detail = if verified.empty { "every check passes (note: the result is empty)".to_string() } else { verified.summary() };
+            let mut detail = verified.summary();
+            if verified.empty {
+                detail.push_str(" (note: the result is empty)");
+            }
             self.trace.step(Stage::Verify, Status::Ok, detail, Some(example.sql.clone()), std::mem::take(&mut verified.data))?;
             return Ok(Some(verified.attempt));
         }

@@ -176,6 +176,15 @@ const THAN_WORDS: &[&str] = &["more", "less", "fewer", "greater", "higher", "low
 static QUOTED: Lazy<Regex> = Lazy::new(|| {
     re(r#"(?:^|[\s(])(?:'([^']{1,80})'|"([^"]{1,80})")(?:$|[\s).,;:?!])"#)
 });
+/// The strings a question quotes ('…' or "…"), without their quotes, in order.
+pub fn quoted_strings(question: &str) -> Vec<String> {
+    QUOTED
+        .captures_iter(question)
+        .map(|m| m.get(1).or(m.get(2)).map_or("", |v| v.as_str()).trim().to_string())
+        .filter(|v| !v.is_empty())
+        .collect()
+}
+
 static YEAR: Lazy<Regex> = Lazy::new(|| re(r"\b(?:in|during|of|since|before|after|from|year)\s+((?:19|20)\d\d)\b"));
 static ALL_ROWS: Lazy<Regex> = Lazy::new(|| re(r"\b(list all|show all|list every|show every|find all|return all|give all|all the|list the names of all|names of all)\b"));
 /// Wordings that pick one row without a superlative ("which one", "the first", "any one").

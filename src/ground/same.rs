@@ -4,15 +4,17 @@
 //!
 //! The embeddings' distance alone cannot tell them apart (on spider_train databases, the nearest
 //! example within cosine distance 0.15 was the same query 61 times in 100), so the judge compares
-//! what the two questions ask, read by the same rules that read every question: the constraints
-//! (`top 3`, `how many`, `more than 5`, a direction), the numbers and values they name, and the
-//! tables and columns their words link to. Two questions that differ in any of these ask
+//! what the two questions ask, read by the lexicon and the linking that read every question: the
+//! numbers and values they name, the tables and columns their words link to, the operations their
+//! words ask for (a count, a superlative and its direction, an order, a bound, a negation, ...),
+//! and the words that qualify or link to nothing. Two questions that differ in any of these ask
 //! different things, whatever their wording.
 
 use std::collections::BTreeSet;
 
 use serde::Serialize;
 
+use crate::constraints;
 use crate::lexicon;
 use crate::scope::link::{self, LinkedBy, Name};
 use crate::scope::words;
@@ -48,17 +50,6 @@ pub enum Difference {
     Unlinked,
 }
 
-impl Difference {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Difference::Numbers => "numbers",
-            Difference::Values => "values",
-            Difference::Names => "names",
-            Difference::Operators => "operators",
-            Difference::Unlinked => "unlinked",
-        }
-    }
-}
 
 /// The signature of `question` over the schema's `names` ([`link::names`]).
 pub fn signature(question: &str, names: &[Name]) -> Signature {
@@ -72,7 +63,7 @@ pub fn signature(question: &str, names: &[Name]) -> Signature {
     }
     // word by word: "Peter Jones" quoted or not is the same value
     let mut values = BTreeSet::new();
-    for v in words::proper_names(question).into_iter().chain(quoted(question)) {
+    for v in words::proper_names(question).into_iter().chain(constraints::quoted_strings(question)) {
         values.extend(v.split(|c: char| !c.is_alphanumeric()).filter(|w| !w.is_empty()).map(str::to_lowercase));
     }
     let content = words::content_words(question);
@@ -234,39 +225,6 @@ pub fn asked_again<'e, E>(
     })
 }
 
-/// The quoted strings of a question ('…', "…", “…”, ‘…’), without their quotes.
-fn quoted(question: &str) -> Vec<String> {
-    let mut out = Vec::new();
-    let mut open: Option<(char, String)> = None;
-    let chars: Vec<char> = question.chars().collect();
-    for (i, &c) in chars.iter().enumerate() {
-        match &mut open {
-            Some((end, text)) if c == *end => {
-                if !text.trim().is_empty() {
-                    out.push(text.trim().to_string());
-                }
-                open = None;
-            }
-            Some((_, text)) => text.push(c),
-            None => {
-                // an apostrophe inside a word ("customer's") opens nothing
-                let after_letter = i > 0 && chars[i - 1].is_alphanumeric();
-                let end = match c {
-                    '"' => Some('"'),
-                    '“' => Some('”'),
-                    '‘' => Some('’'),
-                    '\'' if !after_letter => Some('\''),
-                    _ => None,
-                };
-                if let Some(end) = end {
-                    open = Some((end, String::new()));
-                }
-            }
-        }
-    }
-    out
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -330,7 +288,7 @@ mod tests {
 
     #[test]
     fn quoted_strings_are_read_without_apostrophes_inside_words() {
-        assert_eq!(quoted("the customer's orders from 'New York' or \"Boston\""), ["New York", "Boston"]);
-        assert_eq!(quoted("an 'unclosed quote"), Vec::<String>::new());
+        assert_eq!(constraints::quoted_strings("the customer's orders from 'New York' or \"Boston\""), ["New York", "Boston"]);
+        assert_eq!(constraints::quoted_strings("an 'unclosed quote"), Vec::<String>::new());
     }
 }
