@@ -313,17 +313,16 @@ impl<D: Database + ?Sized, M: Model + ?Sized> Ask<'_, '_, D, M> {
         if let Some(e) = &self.asked_again {
             data["asked_again"] = json!({"id": e.id, "question": e.question, "distance": e.distance});
         }
-        let mut detail: Vec<String> = Vec::new();
-        if let Some(e) = &self.asked_again {
-            detail.push(format!("verified example #{} asks this question again", e.id));
-        }
-        if !shown.is_empty() {
-            detail.push(format!("shown: {}", shown.describe()));
-        }
-        if detail.is_empty() {
-            self.trace.step(Stage::Taught, Status::Skipped, "no verified example near the question and no glossary term it mentions, on tables you can read", None, data)?;
-        } else {
-            self.trace.step(Stage::Taught, Status::Ok, detail.join("; "), None, data)?;
+        // the example asked again is named by the generate step that follows; here only when
+        // nothing is shown
+        let detail = match (&self.asked_again, shown.is_empty()) {
+            (_, false) => Some(format!("shown: {}", shown.describe())),
+            (Some(e), true) => Some(format!("verified example #{} asks this question again", e.id)),
+            (None, true) => None,
+        };
+        match detail {
+            Some(detail) => self.trace.step(Stage::Taught, Status::Ok, detail, None, data)?,
+            None => self.trace.step(Stage::Taught, Status::Skipped, "no verified example near the question and no glossary term it mentions, on tables you can read", None, data)?,
         }
         self.grounding.taught = shown;
         Ok(())
