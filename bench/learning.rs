@@ -220,6 +220,7 @@ fn judge(set: &str, dbs: &[(String, Vec<&Value>)], pool_size: usize, per_db: usi
     use nl2sql_core::ground::taught::cosine_distance;
     use nl2sql_core::llm::{client, CallPolicy, Endpoint};
     use nl2sql_core::scope::link;
+    use nl2sql_core::sql::substitute::substitute;
     let endpoint = Endpoint {
         base_url: std::env::var("NL2SQL_EMBED_URL").unwrap_or_else(|_| "http://127.0.0.1:18082/v1".into()),
         model: "all-minilm-l6-v2".into(),
@@ -230,6 +231,10 @@ fn judge(set: &str, dbs: &[(String, Vec<&Value>)], pool_size: usize, per_db: usi
     // per asked question: the pool nearest first as (distance, no difference, right), and whether
     // any pool example answers it
     let mut seen: Vec<(Vec<(f64, bool, bool)>, bool)> = Vec::new();
+    // per asked question: the pool nearest first as (distance, adapted SQL's result right), for
+    // the examples the judge would adapt (same::adaptation, the substitutions made on the gold)
+    let mut adapted_seen: Vec<Vec<(f64, bool)>> = Vec::new();
+    let mut adapted_lines: Vec<Value> = Vec::new();
     println!("{} tuning databases: {}", dbs.len(), dbs.iter().map(|(d, _)| d.as_str()).collect::<Vec<_>>().join(", "));
     for (db_id, qs) in dbs {
         let (pool, asked) = (&qs[..pool_size], &qs[pool_size..(pool_size + per_db).min(qs.len())]);
@@ -253,6 +258,16 @@ fn judge(set: &str, dbs: &[(String, Vec<&Value>)], pool_size: usize, per_db: usi
             let (d, j) = near[0];
             let diffs = same::differences(&sig, &pool_sigs[j]);
             seen.push((near.iter().map(|&(d, j)| (d, same::differences(&sig, &pool_sigs[j]).is_empty(), right(j))).collect(), answerable));
+            let mut adapted = Vec::new();
+            for &(d, j) in near.iter().filter(|(d, _)| *d <= 0.5) {
+                let pool_q = pool[j]["question"].as_str().unwrap_or("");
+                let Some(subs) = same::adaptation(question, &sig, pool_q, &pool_sigs[j]).filter(|s| !s.is_empty()) else { continue };
+                let Some(sql) = substitute(pool[j]["gold_pg"].as_str().unwrap_or(""), &subs) else { continue };
+                let ok = rows(&mut c, &sql).is_ok_and(|r| gold.strict(&r));
+                adapted.push((d, ok));
+                adapted_lines.push(json!({"db": db_id, "question": question, "example": pool_q, "distance": d, "substitutions": subs, "sql": sql, "right": ok}));
+            }
+            adapted_seen.push(adapted);
             let others: Vec<Value> = near
                 .iter()
                 .skip(1)
@@ -277,5 +292,36 @@ fn judge(set: &str, dbs: &[(String, Vec<&Value>)], pool_size: usize, per_db: usi
         let right = picked.iter().filter(|r| **r).count();
         println!("| {cut} | {} | {right} | {:.1}% | {:.1}% |", picked.len(), 100.0 * right as f64 / picked.len().max(1) as f64, 100.0 * right as f64 / answerable.max(1) as f64);
     }
-    println!("raw: {out_path}");
+    // with adaptation: the nearest example that is the same question within the shipped cut, or
+    // adapted within the cut below (asked_again's order: nearest first)
+    println!("\nwith adaptation (same::asked_again: the same question within {}, or another value or number within the cut):", same::REUSE_DISTANCE);
+    println!("| adaptation cut | answered from an example | right | precision | adapted | adapted right | share of the answerable |");
+    println!("|---|---|---|---|---|---|---|");
+    for cut in [0.2, 0.25, 0.3, 0.35, 0.4, 0.5] {
+        let (mut answered, mut right, mut adapted, mut adapted_right) = (0, 0, 0, 0);
+        for ((near, _), adapt) in seen.iter().zip(&adapted_seen) {
+            let exact = near.iter().find(|(d, same, _)| *d <= same::REUSE_DISTANCE && *same).map(|x| (x.0, x.2));
+            let other = adapt.iter().find(|(d, _)| *d <= cut).copied();
+            let pick = match (exact, other) {
+                (Some(e), Some(a)) if a.0 < e.0 => Some((a.1, true)),
+                (Some(e), _) => Some((e.1, false)),
+                (None, Some(a)) => Some((a.1, true)),
+                (None, None) => None,
+            };
+            if let Some((ok, was_adapted)) = pick {
+                answered += 1;
+                right += ok as usize;
+                adapted += was_adapted as usize;
+                adapted_right += (was_adapted && ok) as usize;
+            }
+        }
+        println!("| {cut} | {answered} | {right} | {:.1}% | {adapted} | {adapted_right} | {:.1}% |", 100.0 * right as f64 / answered.max(1) as f64, 100.0 * right as f64 / answerable.max(1) as f64);
+    }
+    let adapted_path = out_path.replace(".jsonl", "_adapted.jsonl");
+    let mut raw = std::io::BufWriter::new(std::fs::File::create(&adapted_path).expect("results file"));
+    for l in &adapted_lines {
+        writeln!(raw, "{l}").expect("write");
+    }
+    raw.flush().expect("flush");
+    println!("raw: {out_path}, {adapted_path}");
 }

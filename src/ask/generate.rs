@@ -304,20 +304,24 @@ impl<D: Database + ?Sized, M: Model + ?Sized> Ask<'_, '_, D, M> {
             let names = crate::scope::link::names(&self.catalog);
             let terms_of = |q: &str| taught::mentioned(&glossary, q).into_iter().map(|t| t.term.to_lowercase()).collect();
             let (db, catalog) = (&mut *self.db, &self.catalog);
-            self.asked_again = same::asked_again(self.question.text, &found, |e| (e.question.as_str(), e.distance), &names, terms_of, |e| {
-                taught::reads_only_visible_tables(&e.sql, catalog) && plans_as_caller(db, &e.sql)
+            fn parts(e: &Example) -> (&str, f64, &str) {
+                (e.question.as_str(), e.distance, e.sql.as_str())
+            }
+            self.asked_again = same::asked_again(self.question.text, &found, parts, &names, terms_of, true, |e, sql| {
+                taught::reads_only_visible_tables(&e.sql, catalog) && plans_as_caller(db, sql)
             })
-            .cloned();
+            .map(same::AskedAgain::cloned);
         }
         let mut data = json!({"examples": shown.examples, "terms": shown.terms, "nearest": nearest});
-        if let Some(e) = &self.asked_again {
-            data["asked_again"] = json!({"id": e.id, "question": e.question, "distance": e.distance});
+        if let Some(a) = &self.asked_again {
+            let e = &a.example;
+            data["asked_again"] = json!({"id": e.id, "question": e.question, "distance": e.distance, "substitutions": a.substitutions});
         }
         // the example asked again is named by the generate step that follows; here only when
         // nothing is shown
         let detail = match (&self.asked_again, shown.is_empty()) {
             (_, false) => Some(format!("shown: {}", shown.describe())),
-            (Some(e), true) => Some(format!("verified example #{} asks this question again", e.id)),
+            (Some(a), true) => Some(format!("verified example #{} asks this question again", a.example.id)),
             (None, true) => None,
         };
         match detail {
@@ -334,23 +338,43 @@ impl<D: Database + ?Sized, M: Model + ?Sized> Ask<'_, '_, D, M> {
     /// question). With a problem here (the data changed since, or a check reads this question
     /// otherwise), it is not repaired: `None`, and the run generates afresh as if nothing were
     /// taught, with the example shown as before.
-    pub(super) fn reuse(&mut self, example: &Example) -> Result<Option<Attempt>> {
-        let detail = format!(
-            "verified example #{} asks this question again (\"{}\", distance {:.2}: the same tables and columns, values, numbers and operations): its SQL instead of a fresh generation",
-            example.id, example.question, example.distance
-        );
-        self.trace.step(Stage::Generate, Status::Ok, detail, Some(example.sql.clone()), json!({"generator": "verified_example", "example_id": example.id}))?;
-        let mut verified = self.verify(&example.sql);
+    pub(super) fn reuse(&mut self, asked_again: &same::AskedAgain<Example>) -> Result<Option<Attempt>> {
+        let (example, sql) = (&asked_again.example, &asked_again.sql);
+        let detail = if asked_again.substitutions.is_empty() {
+            format!(
+                "verified example #{} asks this question again (\"{}\", distance {:.2}: the same tables and columns, values, numbers and operations): its SQL instead of a fresh generation",
+                example.id, example.question, example.distance
+            )
+        } else {
+            let what: Vec<String> = asked_again
+                .substitutions
+                .iter()
+                .map(|s| if s.number { format!("{} for {}", s.to, s.from) } else { format!("'{}' for '{}'", s.to, s.from) })
+                .collect();
+            format!(
+                "verified example #{} asks this question of another {} (\"{}\", distance {:.2}: the same tables and columns and operations): its SQL with {}, instead of a fresh generation",
+                example.id,
+                if asked_again.substitutions.len() > 1 { "value and number" } else if asked_again.substitutions[0].number { "number" } else { "value" },
+                example.question,
+                example.distance,
+                what.join(" and ")
+            )
+        };
+        let generator = if asked_again.substitutions.is_empty() { "verified_example" } else { "adapted_example" };
+        let data = json!({"generator": generator, "example_id": example.id, "substitutions": asked_again.substitutions});
+        self.trace.step(Stage::Generate, Status::Ok, detail, Some(sql.clone()), data)?;
+        let mut verified = self.verify(sql);
         if verified.attempt.is_clean() {
             let mut detail = verified.summary();
             if verified.empty {
                 detail.push_str(" (note: the result is empty)");
             }
-            self.trace.step(Stage::Verify, Status::Ok, detail, Some(example.sql.clone()), std::mem::take(&mut verified.data))?;
+            self.trace.step(Stage::Verify, Status::Ok, detail, Some(sql.clone()), std::mem::take(&mut verified.data))?;
             return Ok(Some(verified.attempt));
         }
-        let detail = format!("the verified example's SQL does not pass here ({}); it is not used, and the question is generated afresh", verified.summary());
-        self.trace.step(Stage::Verify, verified.status(), detail, Some(example.sql.clone()), std::mem::take(&mut verified.data))?;
+        let which = if asked_again.substitutions.is_empty() { "the verified example's SQL" } else { "the adapted example's SQL" };
+        let detail = format!("{which} does not pass here ({}); it is not used, and the question is generated afresh", verified.summary());
+        self.trace.step(Stage::Verify, verified.status(), detail, Some(sql.clone()), std::mem::take(&mut verified.data))?;
         Ok(None)
     }
 

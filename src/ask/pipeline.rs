@@ -99,9 +99,10 @@ pub(super) struct Ask<'a, 'r, D: Database + ?Sized, M: Model + ?Sized> {
     /// The stored examples nearest to the question, once searched (the `taught` stage and the
     /// few-shot generator read the same ones).
     pub nearest: Option<Vec<crate::ground::taught::Example>>,
-    /// The verified example that asks the question again (the `taught` stage's judgement,
-    /// [`crate::ground::same::asked_again`]): its SQL is the candidate.
-    pub asked_again: Option<crate::ground::taught::Example>,
+    /// The verified example that asks the question again, possibly of another value or number,
+    /// and the SQL that answers it (the `taught` stage's judgement,
+    /// [`crate::ground::same::asked_again`]): that SQL is the candidate.
+    pub asked_again: Option<crate::ground::same::AskedAgain<crate::ground::taught::Example>>,
     /// The schemas the question is asked of, and why ([`context::schemas`]).
     pub scope: SchemaScope,
     /// The relations the caller can read in the schemas of `scope.readings` (empty when none),
@@ -405,8 +406,8 @@ impl<D: Database + ?Sized, M: Model + ?Sized> Ask<'_, '_, D, M> {
             return self.refuse(kind, reason);
         }
         self.taught()?;
-        if let Some(example) = self.asked_again.take() {
-            if let Some(chosen) = self.reuse(&example)? {
+        if let Some(asked_again) = self.asked_again.take() {
+            if let Some(chosen) = self.reuse(&asked_again)? {
                 return self.finish(chosen, true);
             }
         }

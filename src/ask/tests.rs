@@ -719,6 +719,50 @@ fn a_verified_example_that_asks_the_question_again_answers_it_without_a_generati
     assert_eq!(e.chosen_sql, CHEAPEST);
 }
 
+#[test]
+fn a_verified_example_about_another_value_is_adapted_and_verified_without_a_generation() {
+    let options = json!({"probe": false, "refuse": false});
+    const FRANCE: &str = "SELECT b.title FROM books AS b JOIN authors AS a ON b.author_id = a.author_id WHERE a.country = 'France'";
+    let taught = || {
+        let mut db = ScriptedDb::bookshop();
+        db.examples = vec![example(9, "Which books were written by authors from France?", FRANCE, 0.15)];
+        db
+    };
+    let mut db = taught();
+    let mut model = ScriptedModel::new(vec![]);
+    let e = run(&mut db, &mut model, "Which books were written by authors from Spain?", options.clone()).unwrap();
+    let steps = e.steps.iter().map(|s| (s.stage, s.status, s.detail.clone())).collect::<Vec<_>>();
+    assert_eq!(e.status(), Status::Ok, "{steps:#?}");
+    assert_eq!(e.chosen_sql, FRANCE.replace("France", "Spain"));
+    assert!(model.requests.is_empty());
+    let generate = e.steps.iter().find(|s| s.stage == Stage::Generate).unwrap();
+    assert_eq!(generate.data["generator"], "adapted_example");
+    assert_eq!(generate.data["substitutions"][0]["to"], "Spain");
+    assert!(generate.detail.contains("asks this question of another value") && generate.detail.contains("'Spain' for 'France'"), "{}", generate.detail);
+    // the adapted SQL is what ran, as the caller
+    assert!(db.ran.iter().any(|sql| sql.contains("'Spain'")), "{:?}", db.ran);
+
+    // the adapted query fails here (the value's column cannot be planned as written): not
+    // repaired, the question is generated afresh
+    let mut db = taught().plan_fails("'Spain'", "permission denied for column country");
+    let mut model = ScriptedModel::new(vec![sql_reply(TITLES), sql_reply(TITLES)]);
+    let e = run(&mut db, &mut model, "Which books were written by authors from Spain?", options.clone()).unwrap();
+    assert!(!model.requests.is_empty());
+    assert!(e.steps.iter().all(|s| s.data["generator"] != "adapted_example"));
+
+    // another value and another operation, or the option off: generated afresh
+    for (question, opts) in [
+        ("How many books were written by authors from Spain?", options.clone()),
+        ("Which books were written by authors from Spain?", json!({"probe": false, "refuse": false, "reuse": false})),
+    ] {
+        let mut db = taught();
+        let mut model = ScriptedModel::new(vec![sql_reply(TITLES), sql_reply(TITLES)]);
+        let e = run(&mut db, &mut model, question, opts).unwrap();
+        assert!(!model.requests.is_empty(), "{question}");
+        assert!(e.steps.iter().all(|s| s.data["generator"] != "adapted_example"), "{question}");
+    }
+}
+
 // --- two-round generation ------------------------------------------------------------------------
 
 #[test]

@@ -18,6 +18,7 @@ use crate::constraints;
 use crate::lexicon;
 use crate::scope::link::{self, LinkedBy, Name};
 use crate::scope::words;
+use crate::sql::substitute::{substitute, Substitution};
 
 /// What a question asks, as the rules read it.
 #[derive(Debug, Clone, PartialEq, Eq, Default, Serialize)]
@@ -80,8 +81,17 @@ pub fn signature(question: &str, names: &[Name]) -> Signature {
             }
         }
     }
-    let lower = question.to_lowercase();
-    unlinked.extend(lower.split(|c: char| !c.is_alphanumeric()).filter(|w| lexicon::QUALIFIERS.contains(w)).map(str::to_string));
+    // a qualifier written as a word, not as part of a value ("the new customers", not "New York"),
+    // synonyms as one ("different", "distinct"); "either" says no more than the "or" it comes with
+    let common = words::common_words(question);
+    let or = common.iter().any(|w| w == "or");
+    for w in common.iter().filter(|w| lexicon::QUALIFIERS.contains(&w.as_str())) {
+        match w.as_str() {
+            "different" | "unique" => unlinked.insert("distinct".to_string()),
+            "either" if or => false,
+            _ => unlinked.insert(w.clone()),
+        };
+    }
     Signature { numbers, values, names: linked_names, operators: operators(question), unlinked }
 }
 
@@ -125,7 +135,11 @@ pub fn operators(question: &str) -> BTreeSet<String> {
             out.insert((*function).to_string());
         }
     }
-    for s in lexicon::SUPERLATIVES.iter().filter(|s| has(s.word)) {
+    // a superlative of two words reads as one: "the most recent" is the latest, not the most
+    let mut senses: Vec<&lexicon::Superlative> = lexicon::SUPERLATIVES.iter().filter(|s| has(s.word)).collect();
+    let phrases: Vec<&str> = senses.iter().filter(|s| s.word.contains(' ')).map(|s| s.word).collect();
+    senses.retain(|s| s.word.contains(' ') || !phrases.iter().any(|p| p.split(' ').any(|w| w == s.word) && !has_alone(&tokens, s.word, p)));
+    for s in senses {
         out.insert(format!("superlative {:?}", s.sense));
     }
     // "the most number of events" and "the most events" rank by the same count
@@ -163,7 +177,20 @@ pub fn operators(question: &str) -> BTreeSet<String> {
             out.insert(word.to_string());
         }
     }
+    // "either … or" asks what "or" asks
+    if out.contains("or") {
+        out.remove("either");
+    }
     out
+}
+
+/// Does `word` occur in `tokens` other than inside `phrase` ("most" alone, not in "most recent")?
+fn has_alone(tokens: &[&str], word: &str, phrase: &str) -> bool {
+    let p: Vec<&str> = phrase.split(' ').collect();
+    let at = p.iter().position(|w| *w == word).unwrap_or(0);
+    tokens.iter().enumerate().any(|(i, t)| {
+        *t == word && !(i >= at && tokens.len() >= i - at + p.len() && tokens[i - at..i - at + p.len()] == p[..])
+    })
 }
 
 /// The tokens a bound's phrase is read as ("at least", "or more"; "at most", "or fewer").
@@ -204,24 +231,97 @@ pub fn differences(a: &Signature, b: &Signature) -> Vec<Difference> {
 /// no more right and one more wrong.
 pub const REUSE_DISTANCE: f64 = 0.3;
 
+/// Examples farther than this are never adapted to a question that names another value or
+/// number (see [`adaptation`]). Tuned on the same 40 spider_train databases as [`REUSE_DISTANCE`].
+pub const ADAPT_DISTANCE: f64 = 0.3;
+
+/// The values a question names, as phrases: its quoted strings and its proper names.
+fn value_phrases(question: &str) -> Vec<String> {
+    let mut out = constraints::quoted_strings(question);
+    out.extend(words::proper_name_phrases(question));
+    out
+}
+
+/// What turns an example's SQL into the answer of a question that asks what the example asks of
+/// another value or another number ("the singers from France" taught, "the singers from Spain"
+/// asked): the substitutions, at most one value and one number, each one for one, read from the
+/// two questions. `None` when the two differ in anything else (names, operations, qualifiers),
+/// or in more than one value or number, where which literal stands for which cannot be read.
+/// Empty when they do not differ at all.
+pub fn adaptation(question: &str, asked: &Signature, example: &str, taught: &Signature) -> Option<Vec<Substitution>> {
+    let diffs = differences(asked, taught);
+    if diffs.iter().any(|d| !matches!(d, Difference::Numbers | Difference::Values)) {
+        return None;
+    }
+    let mut out = Vec::new();
+    if diffs.contains(&Difference::Numbers) {
+        let from: Vec<&String> = taught.numbers.difference(&asked.numbers).collect();
+        let to: Vec<&String> = asked.numbers.difference(&taught.numbers).collect();
+        match (from.as_slice(), to.as_slice()) {
+            ([from], [to]) => out.push(Substitution { from: (*from).clone(), to: (*to).clone(), number: true }),
+            _ => return None,
+        }
+    }
+    if diffs.contains(&Difference::Values) {
+        let (asked_values, taught_values) = (value_phrases(question), value_phrases(example));
+        let only = |a: &[String], b: &[String]| -> Vec<String> {
+            let mut o: Vec<String> = a.iter().filter(|v| !b.iter().any(|w| w.to_lowercase() == v.to_lowercase())).cloned().collect();
+            o.dedup_by(|x, y| x.to_lowercase() == y.to_lowercase());
+            o
+        };
+        match (only(&taught_values, &asked_values).as_slice(), only(&asked_values, &taught_values).as_slice()) {
+            ([from], [to]) => out.push(Substitution { from: from.clone(), to: to.clone(), number: false }),
+            _ => return None,
+        }
+    }
+    Some(out)
+}
+
+/// An example that answers the question: its SQL as taught, or adapted to the question's value
+/// or number.
+#[derive(Debug, Clone, PartialEq)]
+pub struct AskedAgain<E> {
+    pub example: E,
+    /// The SQL that answers the question: the example's, with the substitutions made.
+    pub sql: String,
+    /// Empty when the example asks the question again word for word in meaning.
+    pub substitutions: Vec<Substitution>,
+}
+
+impl<E: Clone> AskedAgain<&E> {
+    pub fn cloned(self) -> AskedAgain<E> {
+        AskedAgain { example: self.example.clone(), sql: self.sql, substitutions: self.substitutions }
+    }
+}
+
 /// The example of `examples` (nearest first) that asks `question` again: the first within
-/// [`REUSE_DISTANCE`] whose signature has no difference from the question's, and that mentions the
-/// same glossary terms (`terms_of` gives the terms a question mentions: "long books" asks more
-/// than "books" when "long book" is defined). `usable` is the caller's check of an example (its
-/// tables visible, its SQL planned as them); it runs only on an example the judge accepts.
+/// [`REUSE_DISTANCE`] whose signature has no difference from the question's, or within
+/// [`ADAPT_DISTANCE`] whose SQL can be [`adaptation`]-adapted to it (`adapt` on), and that
+/// mentions the same glossary terms (`terms_of` gives the terms a question mentions: "long books"
+/// asks more than "books" when "long book" is defined). `example` gives an example's question,
+/// distance and SQL. `usable` is the caller's check of an example and the SQL that would answer
+/// (its tables visible, the SQL planned as them); it runs only on one the judge accepts.
 pub fn asked_again<'e, E>(
     question: &str,
     examples: &'e [E],
-    example: impl Fn(&E) -> (&str, f64),
+    example: impl Fn(&E) -> (&str, f64, &str),
     names: &[Name],
     terms_of: impl Fn(&str) -> BTreeSet<String>,
-    mut usable: impl FnMut(&E) -> bool,
-) -> Option<&'e E> {
+    adapt: bool,
+    mut usable: impl FnMut(&E, &str) -> bool,
+) -> Option<AskedAgain<&'e E>> {
     let asked = signature(question, names);
     let terms = terms_of(question);
-    examples.iter().filter(|e| example(e).1 <= REUSE_DISTANCE).find(|e| {
-        let (text, _) = example(e);
-        differences(&asked, &signature(text, names)).is_empty() && terms_of(text) == terms && usable(e)
+    let cut = if adapt { REUSE_DISTANCE.max(ADAPT_DISTANCE) } else { REUSE_DISTANCE };
+    examples.iter().filter(|e| example(e).1 <= cut).find_map(|e| {
+        let (text, distance, sql) = example(e);
+        let substitutions = adaptation(question, &asked, text, &signature(text, names))?;
+        let within = if substitutions.is_empty() { distance <= REUSE_DISTANCE } else { adapt && distance <= ADAPT_DISTANCE };
+        if !within || terms_of(text) != terms {
+            return None;
+        }
+        let sql = if substitutions.is_empty() { sql.to_string() } else { substitute(sql, &substitutions)? };
+        usable(e, &sql).then_some(AskedAgain { example: e, sql, substitutions })
     })
 }
 
@@ -256,6 +356,11 @@ mod tests {
         assert_eq!(operators("the member in charge of the greatest number of events"), operators("the member in charge of the most events"));
         assert_eq!(operators("What is the total number of stations?"), operators("How many stations are there?"));
         assert_ne!(operators("parties with at least 2 events"), operators("parties with at most 2 events"));
+        // a two-word superlative is one operation; "either … or" is "or"; synonyms qualify alike
+        assert_eq!(operators("the shop that opened in the most recent year"), operators("the shop with the latest open year"));
+        assert_ne!(operators("the most recent year with the most shops"), operators("the latest year"));
+        assert_eq!(operators("entrepreneurs with either investor A or B"), operators("entrepreneurs with investor A or B"));
+        assert_eq!(differences(&sig("List the different cities of customers."), &sig("List the distinct cities of customers.")), []);
         // a value quoted or not is the same value
         assert_eq!(differences(&sig("Which customers live in New York?"), &sig("Which customers live in 'New York'?")), []);
     }
@@ -267,23 +372,70 @@ mod tests {
         assert_eq!(differences(&sig("How many customers have cat allergies?"), &sig("How many customers have food allergies?")), [Difference::Unlinked]);
     }
 
+    type Taught = (&'static str, f64, &'static str);
+    fn parts(e: &Taught) -> (&str, f64, &str) {
+        (e.0, e.1, e.2)
+    }
+
     #[test]
     fn the_nearest_example_without_a_difference_within_the_cut_is_asked_again() {
         let names = link::names(&retail());
         let none = |_: &str| BTreeSet::new();
-        let examples = [("How many products are there?", 0.05), ("Count the customers.", 0.2), ("How many customers are there?", 0.25)];
-        let found = asked_again("How many customers do we have?", &examples, |e| *e, &names, none, |_| true);
-        assert_eq!(found, Some(&examples[1]));
+        let count = "SELECT count(*) FROM sales.\"Customers\"";
+        let examples: [Taught; 3] = [("How many products are there?", 0.05, "SELECT count(*) FROM catalog.products"), ("Count the customers.", 0.2, count), ("How many customers are there?", 0.25, count)];
+        let found = asked_again("How many customers do we have?", &examples, parts, &names, none, true, |_, _| true).unwrap();
+        assert_eq!((found.example, found.sql.as_str(), found.substitutions.len()), (&examples[1], count, 0));
         // the caller's check rules out the first: the next
-        let found = asked_again("How many customers do we have?", &examples, |e| *e, &names, none, |e| e.1 > 0.2);
-        assert_eq!(found, Some(&examples[2]));
+        let found = asked_again("How many customers do we have?", &examples, parts, &names, none, true, |e, _| e.1 > 0.2).unwrap();
+        assert_eq!(found.example, &examples[2]);
         // beyond the cut, nothing
-        let far = [("Count the customers.", REUSE_DISTANCE + 0.01)];
-        assert_eq!(asked_again("How many customers do we have?", &far, |e| *e, &names, none, |_| true), None);
+        let far: [Taught; 1] = [("Count the customers.", REUSE_DISTANCE + 0.01, count)];
+        assert_eq!(asked_again("How many customers do we have?", &far, parts, &names, none, true, |_, _| true), None);
         // a glossary term one question mentions and the other does not
         let terms = |q: &str| if q.contains("big") { BTreeSet::from(["big spender".to_string()]) } else { BTreeSet::new() };
-        let spenders = [("How many customers are there?", 0.1)];
-        assert_eq!(asked_again("How many big spenders are customers?", &spenders, |e| *e, &names, terms, |_| true), None);
+        let spenders: [Taught; 1] = [("How many customers are there?", 0.1, count)];
+        assert_eq!(asked_again("How many big spenders are customers?", &spenders, parts, &names, terms, true, |_, _| true), None);
+    }
+
+    #[test]
+    fn an_example_about_another_value_or_number_is_adapted_to_the_question() {
+        let names = link::names(&retail());
+        let none = |_: &str| BTreeSet::new();
+        let city = "SELECT \"FullName\" FROM sales.\"Customers\" WHERE city = 'New York'";
+        let examples: [Taught; 1] = [("Which customers live in New York?", 0.2, city)];
+        let found = asked_again("Which customers live in Buenos Aires?", &examples, parts, &names, none, true, |_, _| true).unwrap();
+        assert_eq!(found.sql, "SELECT \"FullName\" FROM sales.\"Customers\" WHERE city = 'Buenos Aires'");
+        assert_eq!(found.substitutions, [Substitution { from: "New York".into(), to: "Buenos Aires".into(), number: false }]);
+        // what the caller checks is the adapted SQL
+        let mut checked = String::new();
+        asked_again("Which customers live in 'Lyon'?", &examples, parts, &names, none, true, |_, sql| {
+            checked = sql.to_string();
+            false
+        });
+        assert!(checked.ends_with("'Lyon'"), "{checked}");
+        // adaptation off: only the same question
+        assert_eq!(asked_again("Which customers live in Lyon?", &examples, parts, &names, none, false, |_, _| true), None);
+        let top = "SELECT name FROM catalog.products ORDER BY price DESC LIMIT 3";
+        let examples: [Taught; 1] = [("Show the 3 most expensive products.", 0.1, top)];
+        let found = asked_again("Show the five most expensive products.", &examples, parts, &names, none, true, |_, _| true).unwrap();
+        assert!(found.sql.ends_with("LIMIT 5"), "{}", found.sql);
+    }
+
+    #[test]
+    fn an_example_that_differs_in_more_than_values_or_cannot_say_which_literal_is_not_adapted() {
+        let names = link::names(&retail());
+        let sig = |q: &str| signature(q, &names);
+        let adapt = |a: &str, b: &str| adaptation(a, &sig(a), b, &sig(b));
+        // another value and another direction
+        assert_eq!(adapt("Which is the most expensive product in Paris?", "Which is the cheapest product in Lyon?"), None);
+        // two values for one: which is which cannot be read
+        assert_eq!(adapt("Customers in Paris or Lyon?", "Customers in Nice?"), None);
+        // the same question: nothing to substitute
+        assert_eq!(adapt("Which customers live in Paris?", "Which customers live in 'Paris'?"), Some(vec![]));
+        // a value the example's SQL does not write as a literal: no answer from it
+        let names2 = link::names(&retail());
+        let by_id: [Taught; 1] = [("Which customers live in Paris?", 0.1, "SELECT \"FullName\" FROM sales.\"Customers\" WHERE \"CustomerID\" = 7")];
+        assert_eq!(asked_again("Which customers live in Lyon?", &by_id, parts, &names2, |_: &str| BTreeSet::new(), true, |_, _| true), None);
     }
 
     #[test]

@@ -22,14 +22,7 @@ pub struct Word {
 pub fn content_words(question: &str) -> Vec<Word> {
     let unquoted = without_quoted(question);
     let mut out: Vec<Word> = Vec::new();
-    let mut sentence_start = true;
-    for raw in unquoted.split(|c: char| !(c.is_alphanumeric() || c == '\'' || c == '-')) {
-        let token = raw.trim_matches(|c| c == '\'' || c == '-');
-        if token.is_empty() {
-            continue;
-        }
-        let first_of_sentence = sentence_start;
-        sentence_start = false;
+    for (token, first_of_sentence) in tokens(&unquoted) {
         if token.chars().any(|c| c.is_ascii_digit()) {
             continue;
         }
@@ -55,19 +48,105 @@ pub fn content_words(question: &str) -> Vec<Word> {
 pub fn proper_names(question: &str) -> Vec<String> {
     let unquoted = without_quoted(question);
     let mut out: Vec<String> = Vec::new();
-    let mut sentence_start = true;
-    for raw in unquoted.split(|c: char| !(c.is_alphanumeric() || c == '\'' || c == '-')) {
-        let token = raw.trim_matches(|c| c == '\'' || c == '-');
-        if token.is_empty() {
-            continue;
-        }
-        let first = std::mem::replace(&mut sentence_start, false);
+    for (token, first) in tokens(&unquoted) {
         let token = token.strip_suffix("'s").unwrap_or(token);
         if !first && token.chars().next().is_some_and(char::is_uppercase) && !token.chars().any(|c| c.is_ascii_digit()) && !out.iter().any(|w| w == token) {
             out.push(token.to_string());
         }
     }
     out
+}
+
+/// The proper names of `question` as the phrases it writes them in: the words [`proper_names`]
+/// reads, those next to each other with nothing but spaces between them taken together ("the
+/// paintings of Mona Lisa's painter" names "Mona Lisa"; "Paris, Lyon" names two).
+pub fn proper_name_phrases(question: &str) -> Vec<String> {
+    let unquoted = without_quoted(question);
+    let mut out: Vec<String> = Vec::new();
+    let mut run: Vec<&str> = Vec::new();
+    for t in words_of(&unquoted) {
+        let possessive = t.text.strip_suffix("'s");
+        let token = possessive.unwrap_or(t.text);
+        let proper = is_proper(token, t.sentence_start);
+        if !run.is_empty() && !(proper && t.joined) {
+            out.push(run.join(" "));
+            run.clear();
+        }
+        if proper {
+            run.push(token);
+            // a possessive ends the name ("Mona Lisa's painter")
+            if possessive.is_some() {
+                out.push(run.join(" "));
+                run.clear();
+            }
+        }
+    }
+    if !run.is_empty() {
+        out.push(run.join(" "));
+    }
+    out.dedup();
+    out
+}
+
+/// The words of `question` that are neither quoted nor proper names, lower-cased, in order.
+pub fn common_words(question: &str) -> Vec<String> {
+    let unquoted = without_quoted(question);
+    tokens(&unquoted).into_iter().filter(|(t, start)| !is_proper(t, *start)).map(|(t, _)| t.to_lowercase()).collect()
+}
+
+/// A capitalised word that does not begin a sentence and holds no digit: a proper name.
+fn is_proper(token: &str, sentence_start: bool) -> bool {
+    !sentence_start && token.chars().next().is_some_and(char::is_uppercase) && !token.chars().any(|c| c.is_ascii_digit())
+}
+
+/// One word of a text, as [`words_of`] reads it.
+struct Token<'t> {
+    text: &'t str,
+    /// The first word, or the first after a `?`, a `!` or a `.` that ends a word not
+    /// capitalised ("... in 2005. Show ...", "... their dates. Also ...", not "St. Louis", "U.S.
+    /// Navy" or "Comp. Sci.").
+    sentence_start: bool,
+    /// Nothing but spaces between it and the word before.
+    joined: bool,
+}
+
+/// The words of `text` (letters, digits, inner apostrophes and hyphens), in order.
+fn words_of(text: &str) -> Vec<Token<'_>> {
+    let is_word = |c: char| c.is_alphanumeric() || c == '\'' || c == '-';
+    let mut out: Vec<Token> = Vec::new();
+    let (mut sentence_start, mut joined) = (true, false);
+    let mut rest = text;
+    while !rest.is_empty() {
+        let start = rest.find(is_word).unwrap_or(rest.len());
+        for c in rest[..start].chars() {
+            let ends = match c {
+                '?' | '!' => true,
+                // a period after a capitalised word may end an abbreviation ("St. Louis", "Comp.
+                // Sci."), so only one after a lower-case word or a number ends a sentence
+                '.' => out.last().is_some_and(|t: &Token| !t.text.starts_with(char::is_uppercase)),
+                _ => false,
+            };
+            sentence_start |= ends;
+            joined &= c.is_whitespace();
+        }
+        rest = &rest[start..];
+        let end = rest.find(|c: char| !is_word(c)).unwrap_or(rest.len());
+        let token = rest[..end].trim_matches(|c| c == '\'' || c == '-');
+        if !token.is_empty() {
+            out.push(Token { text: token, sentence_start, joined });
+            (sentence_start, joined) = (false, true);
+        } else if end > 0 {
+            // a lone apostrophe or hyphen separates like punctuation
+            joined = false;
+        }
+        rest = &rest[end..];
+    }
+    out
+}
+
+/// The words of `text` with whether each begins a sentence.
+fn tokens(text: &str) -> Vec<(&str, bool)> {
+    words_of(text).into_iter().map(|t| (t.text, t.sentence_start)).collect()
 }
 
 /// The question with its quoted strings ('…', "…", “…”) blanked out.
@@ -123,6 +202,21 @@ mod tests {
 
     fn words(q: &str) -> Vec<String> {
         content_words(q).into_iter().map(|w| w.text).collect()
+    }
+
+    #[test]
+    fn proper_names_are_read_as_the_phrases_they_are_written_in() {
+        assert_eq!(proper_name_phrases("Which customers live in New York or Buenos Aires?"), ["New York", "Buenos Aires"]);
+        assert_eq!(proper_name_phrases("Show the paintings of Mona Lisa's painter."), ["Mona Lisa"]);
+        assert_eq!(proper_name_phrases("Flights from Paris, Lyon and 'Nice'?"), ["Paris", "Lyon"]);
+        assert_eq!(proper_name_phrases("Paris has how many hotels?"), Vec::<String>::new());
+        // a capitalised word that begins a sentence is no name; an abbreviation's period ends none
+        assert_eq!(proper_name_phrases("Which schools have more than 1 player? Give me their locations."), Vec::<String>::new());
+        assert_eq!(proper_name_phrases("Which claim was made in 2005. Also tell me its date."), Vec::<String>::new());
+        assert_eq!(proper_name_phrases("Which hotels are in St. Louis?"), ["St", "Louis"]);
+        assert_eq!(proper_name_phrases("Which students study Comp. Sci. Systems?"), ["Comp", "Sci", "Systems"]);
+        // the words that are neither quoted nor names
+        assert_eq!(common_words("The new customers in New York named 'New Age'"), ["the", "new", "customers", "in", "named"]);
     }
 
     #[test]
