@@ -162,16 +162,22 @@ fn main() {
     let mut raw = std::io::BufWriter::new(file);
     let mut combined = connect(COMBINED);
     combined.batch_execute("SET client_min_messages = warning; ALTER EXTENSION nl2sql UPDATE").expect("update the extension in train_all");
-    let mut own_clients: BTreeMap<String, Client> = BTreeMap::new();
+    // one connection to a question's own database at a time: 108 of them held open at once would
+    // pass the server's max_connections
+    let mut own_client: Option<(String, Client)> = None;
     for (qi, q) in questions.iter().enumerate() {
         let db_id = q["db_id"].as_str().unwrap().to_lowercase();
         let key = format!("{db_id}#{}", q["question_id"]);
         let text = q["question"].as_str().unwrap();
-        let own = own_clients.entry(db_id.clone()).or_insert_with(|| {
+        if configs.iter().all(|c| done.contains(&(key.clone(), c.clone()))) {
+            continue;
+        }
+        if own_client.as_ref().is_none_or(|(d, _)| *d != db_id) {
             let mut c = connect(&database("spider_train", &db_id));
             c.batch_execute("SET client_min_messages = warning; ALTER EXTENSION nl2sql UPDATE").expect("update the extension");
-            c
-        });
+            own_client = Some((db_id.clone(), c));
+        }
+        let own = &mut own_client.as_mut().expect("connected above").1;
         let gold = match Gold::load(own, q["gold_pg"].as_str().unwrap(), q["order_sensitive"] == Value::Bool(true)) {
             Ok(g) => g,
             Err(e) => {
@@ -185,7 +191,7 @@ fn main() {
             if done.contains(&(key.clone(), config.clone())) {
                 continue;
             }
-            let client: &mut Client = if config == "own" { own_clients.get_mut(&db_id).unwrap() } else { &mut combined };
+            let client: &mut Client = if config == "own" { &mut own_client.as_mut().expect("connected above").1 } else { &mut combined };
             let path = match config.as_str() {
                 "own" => "RESET search_path".to_string(),
                 "path" => format!("SET search_path = \"{db_id}\", public"),
