@@ -22,14 +22,14 @@ pub struct Word {
 pub fn content_words(question: &str) -> Vec<Word> {
     let unquoted = without_quoted(question);
     let mut out: Vec<Word> = Vec::new();
-    for (token, first_of_sentence) in tokens(&unquoted) {
+    for t in words_of(&unquoted) {
+        let token = t.text;
         if token.chars().any(|c| c.is_ascii_digit()) {
             continue;
         }
         // a proper name or a code in the middle of a sentence is a value: "customers from Paris",
         // "flights of UAL"
-        let capitalised = token.chars().next().is_some_and(char::is_uppercase);
-        if capitalised && !first_of_sentence {
+        if is_proper(token, t.sentence_start) {
             continue;
         }
         let lower = token.to_lowercase();
@@ -46,12 +46,12 @@ pub fn content_words(question: &str) -> Vec<Word> {
 /// The proper names of `question`: capitalised words in the middle of a sentence ("Microsoft",
 /// "Mona Lisa"), which [`content_words`] leaves out as values.
 pub fn proper_names(question: &str) -> Vec<String> {
-    let unquoted = without_quoted(question);
     let mut out: Vec<String> = Vec::new();
-    for (token, first) in tokens(&unquoted) {
-        let token = token.strip_suffix("'s").unwrap_or(token);
-        if !first && token.chars().next().is_some_and(char::is_uppercase) && !token.chars().any(|c| c.is_ascii_digit()) && !out.iter().any(|w| w == token) {
-            out.push(token.to_string());
+    for phrase in proper_name_phrases(question) {
+        for word in phrase.split(' ') {
+            if !out.iter().any(|w| w == word) {
+                out.push(word.to_string());
+            }
         }
     }
     out
@@ -91,7 +91,7 @@ pub fn proper_name_phrases(question: &str) -> Vec<String> {
 /// The words of `question` that are neither quoted nor proper names, lower-cased, in order.
 pub fn common_words(question: &str) -> Vec<String> {
     let unquoted = without_quoted(question);
-    tokens(&unquoted).into_iter().filter(|(t, start)| !is_proper(t, *start)).map(|(t, _)| t.to_lowercase()).collect()
+    words_of(&unquoted).into_iter().filter(|t| !is_proper(t.text, t.sentence_start)).map(|t| t.text.to_lowercase()).collect()
 }
 
 /// A capitalised word that does not begin a sentence and holds no digit: a proper name.
@@ -142,11 +142,6 @@ fn words_of(text: &str) -> Vec<Token<'_>> {
         rest = &rest[end..];
     }
     out
-}
-
-/// The words of `text` with whether each begins a sentence.
-fn tokens(text: &str) -> Vec<(&str, bool)> {
-    words_of(text).into_iter().map(|t| (t.text, t.sentence_start)).collect()
 }
 
 /// The question with its quoted strings ('…', "…", “…”) blanked out.
