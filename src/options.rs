@@ -37,8 +37,8 @@ impl Default for Settings {
     fn default() -> Self {
         Settings {
             llm_model: "qwen2.5-coder-1.5b-instruct".into(),
-            max_probes: 5,
-            max_repairs: 3,
+            max_probes: 1,
+            max_repairs: 1,
             probe_rows: 5,
             schema_token_budget: 1200,
             temperature: 0.0,

@@ -14,7 +14,9 @@
 //!   stands but is `unverified`, with the disagreement as its open problem.
 //!
 //! An answer over one table, an answer with problems, and N-version runs (whose candidates are
-//! already several readings) get no second reading.
+//! already several readings) get no second reading. Nor does an answer that is already the second
+//! reading's generator's (the fresh generation after a query repair could not make run): that
+//! generator asked again is the same prompt, so the answer stays `unverified`.
 
 use serde_json::json;
 use sqlparser::ast::Query;
@@ -92,6 +94,19 @@ impl<D: Database + ?Sized, M: Model + ?Sized> Ask<'_, '_, D, M> {
             return Ok(chosen);
         }
         let g = self.opts.generators[0].other();
+        if self.fresh == Some(g) {
+            // the answer is already the other generator's reading (the first did not run, and
+            // repair could not make it): asking that generator again is the same prompt, whose
+            // answer would agree with itself, not confirm anything
+            let detail = format!(
+                "the answer is a fresh reading by {} after the first ({}) did not run, so no independent second reading is left to confirm it",
+                g.name(),
+                self.opts.generators[0].name()
+            );
+            chosen.problems.push(format!("it reads more than one table and {detail}"));
+            self.trace.step(Stage::Confirm, Status::Unverified, detail, None, json!({"generator": g.name(), "comparison": "none"}))?;
+            return Ok(chosen);
+        }
         let (q, e) = (self.question.text, self.question.evidence);
         let messages = prompts::generate_with(g, &self.schema.text, q, e, &self.grounding, &self.constraints, &[]);
         let second_sql = match self.sql_answer(messages, Stage::Confirm, g.name(), g.schema(), None)? {

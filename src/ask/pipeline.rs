@@ -103,6 +103,9 @@ pub(super) struct Ask<'a, 'r, D: Database + ?Sized, M: Model + ?Sized> {
     /// and the SQL that answers it (the `taught` stage's judgement,
     /// [`crate::ground::same::asked_again`]): that SQL is the candidate.
     pub asked_again: Option<crate::ground::same::AskedAgain<crate::ground::taught::Example>>,
+    /// The generator of a fresh generation that replaced a query repair could not make run
+    /// (`verify`'s last resort): the answer is then already the second reading's generator's.
+    pub fresh: Option<super::prompts::Generator>,
     /// The schemas the question is asked of, and why ([`context::schemas`]).
     pub scope: SchemaScope,
     /// The relations the caller can read in the schemas of `scope.readings` (empty when none),
@@ -147,6 +150,7 @@ pub fn ask<D: Database + ?Sized, M: Model + ?Sized>(
         alternative: None,
         nearest: None,
         asked_again: None,
+        fresh: None,
         scope,
         readings,
     };

@@ -448,6 +448,7 @@ impl<D: Database + ?Sized, M: Model + ?Sized> Ask<'_, '_, D, M> {
         if current.fails && self.opts.repair {
             if let Some((fresh, fresh_empty)) = self.regenerate(&current)? {
                 (current, current_empty) = (fresh, fresh_empty);
+                self.fresh = Some(self.opts.generators[0].other());
             }
         }
         if self.opts.refine && current_empty && !current.fails {
