@@ -1076,6 +1076,52 @@ fn a_fresh_reading_that_replaced_a_failing_query_is_not_confirmed_by_itself() {
     assert_eq!((e.status(), model.requests.len()), (Status::Ok, 3));
 }
 
+// --- schemas that fit alike ------------------------------------------------------------------
+
+/// Two schemas whose `vehicles` tables fit "vehicles ... make" alike, with other columns.
+fn two_fleets() -> ScriptedDb {
+    use crate::catalog::{Catalog, Column, RelKind, RelName, Table};
+    let table = |schema: &str, cols: &[&str]| Table {
+        name: RelName::new(schema, "vehicles"),
+        kind: RelKind::Table,
+        comment: None,
+        row_estimate: Some(10.0),
+        columns: cols.iter().map(|c| Column { name: c.to_string(), type_name: "text".into(), nullable: true, comment: None }).collect(),
+        primary_key: vec![cols[0].to_string()],
+    };
+    let catalog = Catalog { tables: vec![table("depot", &["vehicle_id", "make_name"]), table("fleet", &["id", "make"])], ..Default::default() }
+        .on_search_path(vec!["public".into()]);
+    ScriptedDb { catalog, ..Default::default() }
+}
+
+#[test]
+fn a_tie_between_schemas_ends_ambiguous_naming_the_readings_whether_or_not_the_query_reads_them() {
+    let question = "How many vehicles are there of each make?";
+    let mut db = two_fleets().plan_fails("fleet.vehicles", "column \"make_name\" does not exist");
+    let mut model = ScriptedModel::new(vec![sql_reply("SELECT make_name, count(*) FROM vehicles GROUP BY make_name")]);
+    let e = run(&mut db, &mut model, question, json!({"probe": false, "refuse": false})).unwrap();
+    let schema = &e.steps.iter().find(|s| s.stage == Stage::Schema).unwrap().detail;
+    assert!(schema.starts_with("in schema depot:") && schema.contains("fleet fits as well"), "{schema}");
+    // the query reads depot's columns, which fleet's table lacks: no SQL for fleet, but the run
+    // names it instead of a silent pick
+    assert_eq!(e.status(), Status::Ambiguous, "{:?}", stages(&e));
+    let chosen = e.steps.last().unwrap();
+    assert_eq!(chosen.data["alternative"]["schemas"], json!(["fleet"]));
+    assert!(chosen.detail.contains("fits schema depot and schema fleet equally well") && chosen.detail.contains("name the schema"), "{}", chosen.detail);
+    assert!(e.alternative.is_none());
+    // a query that reads the other schema too gives its SQL there
+    let mut db = two_fleets();
+    let mut model = ScriptedModel::new(vec![sql_reply("SELECT count(*) FROM vehicles")]);
+    let e = run(&mut db, &mut model, "How many vehicles are there?", json!({"probe": false, "refuse": false})).unwrap();
+    assert_eq!(e.status(), Status::Ambiguous);
+    assert!(e.alternative.as_ref().is_some_and(|(sql, _)| sql.contains("fleet.vehicles")), "{:?}", e.alternative);
+    // named by the option, the schema is no tie
+    let mut db = two_fleets();
+    let mut model = ScriptedModel::new(vec![sql_reply("SELECT make_name, count(*) FROM vehicles GROUP BY make_name")]);
+    let e = run(&mut db, &mut model, question, json!({"probe": false, "refuse": false, "schemas": "depot"})).unwrap();
+    assert_eq!(e.status(), Status::Ok);
+}
+
 // --- constraints the data settles --------------------------------------------------------------
 
 #[test]
@@ -1237,11 +1283,13 @@ fn a_question_two_schemas_fit_equally_well_ends_ambiguous_naming_both() {
     let (other, why) = e.alternative.clone().unwrap();
     assert_eq!(other, "SELECT count(*) FROM geo.countries", "world_1 has no `countries`: the same query does not read it");
     assert!(why.contains("schema car_1 and schema geo"), "{why}");
-    // when the other schema's copy does not plan, the tie was in the names only: no ambiguity
+    // when the other schema's copy does not plan, the question still fits both: ambiguous, the
+    // schemas named, no SQL for them
     let mut model = ScriptedModel::new(vec![sql_reply("SELECT count(*) FROM countries")]);
-    let mut db = atlas(&["public"]).plan_fails("geo.countries", "permission denied for table countries");
+    let mut db = atlas(&["public"]).plan_fails("geo.countries", "column \"x\" does not exist");
     let e = run(&mut db, &mut model, "How many countries are there?", json!({"probe": false, "refuse": false})).unwrap();
-    assert_eq!((e.status(), e.alternative.is_none()), (Status::Ok, true));
+    assert_eq!((e.status(), e.alternative.is_none()), (Status::Ambiguous, true));
+    assert_eq!(e.steps.last().unwrap().data["alternative"]["schemas"], json!(["geo", "world_1"]));
 }
 
 #[test]

@@ -11,8 +11,8 @@
 //! 3. **The best fit**: the schema whose names cover most of the question's words (a word that
 //!    names a table, or the schema, counts 2; one that names only a column, 1); among schemas
 //!    that cover it as well, the one whose single best table fits best is asked of, and the others
-//!    are *readings*: the run says so (`ambiguous`) when the same query reads them too, instead of
-//!    a silent pick.
+//!    are *readings*: a verified answer says so (`ambiguous`, with the same query read from the
+//!    other schema when it plans there, the schemas named otherwise) instead of a silent pick.
 //!
 //! Schemas joined to the scope by foreign keys come with it (one data model across schemas). When
 //! the path holds nothing the caller can read and no schema fits, every schema is the scope and
@@ -39,7 +39,7 @@ pub const SETTLING_CHECKS: usize = 24;
 pub const VALUE_MARGIN: usize = 2;
 
 /// How many of the other readings the explanation names.
-const READINGS_SHOWN: usize = 3;
+pub const READINGS_SHOWN: usize = 3;
 
 /// Why the scope is what it is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
