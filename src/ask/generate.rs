@@ -212,11 +212,29 @@ impl<D: Database + ?Sized, M: Model + ?Sized> Ask<'_, '_, D, M> {
     /// One generation by the one generator (the default `decompose`: the sub-questions first, then
     /// one query; `direct`: the query alone).
     pub(super) fn single(&mut self) -> Result<String> {
-        let g = self.opts.generators[0];
-        let messages = prompts::generate_with(g, &self.schema.text, self.question.text, self.question.evidence, &self.grounding, &self.constraints, &[]);
-        let sql = self
-            .sql_answer(messages, Stage::Generate, "", g.schema(), None)?
-            .map_err(|e| no_usable_sql(format!("the model did not return a usable SQL query after {FORMAT_ATTEMPTS} attempts: {e}")))?;
+        let first = self.opts.generators[0];
+        let messages = prompts::generate_with(first, &self.schema.text, self.question.text, self.question.evidence, &self.grounding, &self.constraints, &[]);
+        let (g, sql) = match self.sql_answer(messages, Stage::Generate, "", first.schema(), None)? {
+            Ok(sql) => (first, sql),
+            // a model that gives no usable SQL to one prompt (a small model writing MySQL's
+            // backticks three times over) gets the other generator's prompt once, as a query
+            // that never runs does after repair; its answer is then the run's only reading
+            Err(e) => {
+                let other = first.other();
+                let detail = format!("{} gave no usable SQL in {FORMAT_ATTEMPTS} answers ({e}); the {} prompt instead", first.name(), other.name());
+                self.trace.step(Stage::Generate, Status::Stopped, detail, None, json!({"generator": first.name()}))?;
+                let messages = prompts::generate_with(other, &self.schema.text, self.question.text, self.question.evidence, &self.grounding, &self.constraints, &[]);
+                let sql = self.sql_answer(messages, Stage::Generate, other.name(), other.schema(), None)?.map_err(|e| {
+                    no_usable_sql(format!(
+                        "the model did not return a usable SQL query after {FORMAT_ATTEMPTS} attempts with each of the {} and {} prompts: {e}",
+                        first.name(),
+                        other.name()
+                    ))
+                })?;
+                self.fresh = Some(other);
+                (other, sql)
+            }
+        };
         self.trace.step(Stage::Generate, Status::Ok, format!("{}: candidate SQL", g.name()), Some(sql.clone()), json!({"generator": g.name()}))?;
         Ok(sql)
     }

@@ -235,9 +235,16 @@ fn three_unusable_answers_fail_clearly() {
     assert_eq!(e.sqlstate, "38000");
     assert_eq!(
         e.message,
-        "the model did not return a usable SQL query after 3 attempts: not a usable query: only read-only queries are accepted, got DELETE"
+        "the model did not return a usable SQL query after 3 attempts with each of the decompose and direct prompts: not a usable query: only read-only queries are accepted, got DELETE"
     );
-    assert_eq!(model.requests.len(), 3);
+    assert_eq!(model.requests.len(), 6);
+    // one prompt's three unusable answers, then the other's usable one: the run goes on
+    let bad = sql_reply("SELECT `title` FROM books");
+    let mut model = ScriptedModel::new(vec![bad.clone(), bad.clone(), bad, sql_reply(TITLES)]);
+    let e = run(&mut ScriptedDb::bookshop(), &mut model, "List the titles of the books.", json!({"probe": false})).unwrap();
+    assert_eq!(steps_of(&e, Stage::Generate), ["retry", "retry", "retry", "stopped", "ok"]);
+    assert_eq!((e.status(), e.chosen_sql.as_str(), model.requests.len()), (Status::Ok, TITLES, 4));
+    assert!(!model.requests[3].messages.last().unwrap().content.contains("sub-questions"), "the direct prompt");
 }
 
 #[test]
