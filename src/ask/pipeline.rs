@@ -16,7 +16,7 @@ use super::repair::Attempt;
 use crate::sql::check_query;
 use crate::catalog::{quote_ident, Catalog, RelName};
 use crate::constraints::{self, Constraint};
-use crate::context::schemas::{Origin, SchemaScope, READINGS_SHOWN};
+use crate::context::schemas::{Origin, SchemaScope};
 use crate::context::{self, Samples, SchemaContext};
 use crate::effects::{Database, Model};
 use crate::error::{Error, Kind, Result};
@@ -486,24 +486,16 @@ impl<D: Database + ?Sized, M: Model + ?Sized> Ask<'_, '_, D, M> {
         None
     }
 
-    /// Other schemas that fit the question as well as the one asked of, where the chosen query
-    /// does not read (their names differ): the question's answer there was not written, but the
-    /// pick between them was the names' tie, not the question's; in words, with the schemas.
-    fn unwritten_readings(&self) -> Option<(Vec<String>, String)> {
+    /// Why the scope's other readings, which the chosen query does not read (their names differ),
+    /// still make the run ambiguous: the tie is in the question's words, not in the query.
+    fn unwritten_readings(&self) -> Option<String> {
         let home = self.scope.schemas.first()?;
-        let others = &self.scope.readings;
-        if others.is_empty() {
-            return None;
-        }
-        let shown: Vec<&str> = others.iter().take(READINGS_SHOWN).map(String::as_str).collect();
-        let more = others.len().saturating_sub(READINGS_SHOWN);
-        let named = if more > 0 { format!("{} and {more} more", shown.join(", ")) } else { shown.join(", ") };
-        let why = format!(
-            "the question fits schema {home} and {} {named} equally well by their names, and this query was written for {home} only; \
+        Some(format!(
+            "the question fits schema {home} and {} {} equally well by their names, and this query was written for {home} only; \
              name the schema (option schemas, setting nl2sql.schemas, or search_path) to ask of another",
-            if others.len() == 1 { "schema" } else { "schemas" }
-        );
-        Some((others.clone(), why))
+            if self.scope.readings.len() == 1 { "schema" } else { "schemas" },
+            self.scope.readings_named()
+        ))
     }
 
     fn finish(mut self, chosen: Attempt, verified: bool) -> Result<Explanation> {
@@ -538,8 +530,8 @@ impl<D: Database + ?Sized, M: Model + ?Sized> Ask<'_, '_, D, M> {
             // a tie between schemas is no silent pick, even when the other schemas' names differ
             // so that the query does not read them
             (None, true) if unwritten.is_some() => {
-                let (schemas, why) = unwritten.unwrap_or_default();
-                data["alternative"] = json!({"schemas": schemas, "explanation": why});
+                let why = unwritten.unwrap_or_default();
+                data["alternative"] = json!({"schemas": self.scope.readings, "explanation": why});
                 (Status::Ambiguous, format!("{detail}; ambiguous: {why}"))
             }
             (_, true) => (Status::Ok, detail),

@@ -245,6 +245,15 @@ fn three_unusable_answers_fail_clearly() {
     assert_eq!(steps_of(&e, Stage::Generate), ["retry", "retry", "retry", "stopped", "ok"]);
     assert_eq!((e.status(), e.chosen_sql.as_str(), model.requests.len()), (Status::Ok, TITLES, 4));
     assert!(!model.requests[3].messages.last().unwrap().content.contains("sub-questions"), "the direct prompt");
+    // the other prompt's query does not run and its repair comes back unchanged: the direct
+    // prompt is not asked a third time as a fresh generation
+    let bad = sql_reply("SELECT `title` FROM books");
+    let nosuch = "SELECT nosuch FROM books";
+    let mut db = ScriptedDb::bookshop().plan_fails("nosuch", "column \"nosuch\" does not exist");
+    let mut model = ScriptedModel::new(vec![bad.clone(), bad.clone(), bad, sql_reply(nosuch), sql_reply(nosuch)]);
+    let e = run(&mut db, &mut model, "List the titles of the books.", json!({"probe": false})).unwrap();
+    assert_eq!((e.status(), model.requests.len()), (Status::Error, 5));
+    assert_eq!(steps_of(&e, Stage::Repair), ["unchanged"]);
 }
 
 #[test]
@@ -1087,15 +1096,8 @@ fn a_fresh_reading_that_replaced_a_failing_query_is_not_confirmed_by_itself() {
 
 /// Two schemas whose `vehicles` tables fit "vehicles ... make" alike, with other columns.
 fn two_fleets() -> ScriptedDb {
-    use crate::catalog::{Catalog, Column, RelKind, RelName, Table};
-    let table = |schema: &str, cols: &[&str]| Table {
-        name: RelName::new(schema, "vehicles"),
-        kind: RelKind::Table,
-        comment: None,
-        row_estimate: Some(10.0),
-        columns: cols.iter().map(|c| Column { name: c.to_string(), type_name: "text".into(), nullable: true, comment: None }).collect(),
-        primary_key: vec![cols[0].to_string()],
-    };
+    use crate::catalog::Catalog;
+    let table = |schema: &str, cols: &[&str]| table_in(schema, "vehicles", cols, "text");
     let catalog = Catalog { tables: vec![table("depot", &["vehicle_id", "make_name"]), table("fleet", &["id", "make"])], ..Default::default() }
         .on_search_path(vec!["public".into()]);
     ScriptedDb { catalog, ..Default::default() }
@@ -1236,16 +1238,22 @@ fn a_question_beyond_the_data_is_refused_without_asking_the_model() {
 // --- many schemas ----------------------------------------------------------------------------
 
 /// Three schemas with look-alike names, as databases loaded side by side are, on `path`.
-fn atlas(path: &[&str]) -> ScriptedDb {
-    use crate::catalog::{Catalog, Column, RelKind, RelName, Table};
-    let t = |schema: &str, name: &str, cols: &[&str]| Table {
+/// `schema.name` with these columns of one type, the first its key.
+fn table_in(schema: &str, name: &str, cols: &[&str], type_name: &str) -> crate::catalog::Table {
+    use crate::catalog::{Column, RelKind, RelName, Table};
+    Table {
         name: RelName::new(schema, name),
         kind: RelKind::Table,
         comment: None,
         row_estimate: Some(10.0),
-        columns: cols.iter().map(|c| Column { name: c.to_string(), type_name: "integer".into(), nullable: true, comment: None }).collect(),
+        columns: cols.iter().map(|c| Column { name: c.to_string(), type_name: type_name.into(), nullable: true, comment: None }).collect(),
         primary_key: vec![cols[0].to_string()],
-    };
+    }
+}
+
+fn atlas(path: &[&str]) -> ScriptedDb {
+    use crate::catalog::Catalog;
+    let t = |schema: &str, name: &str, cols: &[&str]| table_in(schema, name, cols, "integer");
     let catalog = Catalog {
         tables: vec![
             t("car_1", "countries", &["countryid", "continent"]),

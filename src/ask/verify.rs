@@ -445,7 +445,8 @@ impl<D: Database + ?Sized, M: Model + ?Sized> Ask<'_, '_, D, M> {
         // the model's own repair could not make it run (a 1.5B model returns the failing query
         // unchanged): one fresh generation by another generator, a reading that does not start
         // from the failing query, kept only if it runs
-        if current.fails && self.opts.repair {
+        // (not when generation already fell back to that generator: the same prompt again)
+        if current.fails && self.opts.repair && self.fresh.is_none() {
             if let Some((fresh, fresh_empty)) = self.regenerate(&current)? {
                 (current, current_empty) = (fresh, fresh_empty);
                 self.fresh = Some(self.opts.generators[0].other());

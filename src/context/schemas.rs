@@ -39,7 +39,7 @@ pub const SETTLING_CHECKS: usize = 24;
 pub const VALUE_MARGIN: usize = 2;
 
 /// How many of the other readings the explanation names.
-pub const READINGS_SHOWN: usize = 3;
+const READINGS_SHOWN: usize = 3;
 
 /// Why the scope is what it is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -77,6 +77,13 @@ pub struct SchemaScope {
 }
 
 impl SchemaScope {
+    /// The other readings in words: the first [`READINGS_SHOWN`], and how many more.
+    pub fn readings_named(&self) -> String {
+        let shown: Vec<&str> = self.readings.iter().take(READINGS_SHOWN).map(String::as_str).collect();
+        let more = self.readings.len().saturating_sub(READINGS_SHOWN);
+        if more > 0 { format!("{} (and {more} more)", shown.join(", ")) } else { shown.join(", ") }
+    }
+
     /// The scope in words, for the explanation.
     pub fn describe(&self) -> String {
         let list = self.schemas.join(", ");
@@ -95,14 +102,7 @@ impl SchemaScope {
             text.push_str(&format!("; {} other schemas not considered", self.outside));
         }
         if !self.readings.is_empty() {
-            let shown: Vec<&str> = self.readings.iter().take(READINGS_SHOWN).map(String::as_str).collect();
-            let more = self.readings.len().saturating_sub(READINGS_SHOWN);
-            text.push_str(&format!(
-                "; {} fit{} as well{}",
-                shown.join(", "),
-                if self.readings.len() == 1 { "s" } else { "" },
-                if more > 0 { format!(" (and {more} more)") } else { String::new() }
-            ));
+            text.push_str(&format!("; {} fit{} as well", self.readings_named(), if self.readings.len() == 1 { "s" } else { "" }));
         }
         if !self.unknown.is_empty() {
             text.push_str(&format!("; named but holding nothing you can read: {}", self.unknown.join(", ")));
