@@ -4,11 +4,11 @@
 //!
 //! | fix | problem | rewrite |
 //! |---|---|---|
-//! | `alias` | a column qualified with an alias whose table lacks it (`T1.order_id`, `order_id` in `T2`'s table) | the alias of the one table in scope that has it; only in a query with one scope (no subqueries), and only when exactly one table in scope has the column. A run whose answer needed it and then reads nothing from a joined table ends `unverified`: the model misread the schema |
+//! | `alias` | a column qualified with an alias whose table lacks it (`T1.order_id`, `order_id` in `T2`'s table) | the alias of the one table in scope that has it; only in a query with one scope (no subqueries), and only when exactly one table in scope has the column; when the query then ranks by an aggregate without a GROUP BY, grouped as `group_by` does, in the same fix. A run whose answer needed it and then reads nothing from a joined table ends `unverified`: the model misread the schema |
 //! | `limit` | a LIMIT the question does not ask for (`all_rows`), or one without ORDER BY | the outer LIMIT removed |
 //! | `top_k` | "top k" asked, the query ranks (ORDER BY) but has no LIMIT | `LIMIT k` |
 //! | `nulls_last` | `null_order`: a nullable column ranked DESC holds NULLs, which PostgreSQL sorts first | `NULLS LAST` on the DESC keys without a NULLS clause |
-//! | `group_by` | PostgreSQL: a column "must appear in the GROUP BY clause" | the column added to the GROUP BY |
+//! | `group_by` | PostgreSQL: a column "must appear in the GROUP BY clause" | the column added to the GROUP BY; in a query that ranks by an aggregate (`ORDER BY COUNT(*) DESC LIMIT 1`) and has no GROUP BY, a grouping by what it selects (and any column it also ranks by) |
 //! | `distinct_order` | PostgreSQL: "for SELECT DISTINCT, ORDER BY expressions must appear in select list" | a grouping by the selected expressions, each other ORDER BY key under `max` (DESC) or `min` (ASC) |
 //! | `needless_join` | a table joined in that the answer takes nothing from and the question does not name, whose join changes the rows (`check:needless_join`), or in a query that fails to plan | the join removed (leaf first, so a bridge to it goes too) |
 //! | `fan_out` | a count a one-to-many join inflates, shown by the data (`check:fan_out`) | `COUNT(DISTINCT <key>)` of the counted table |
@@ -76,9 +76,15 @@ pub fn propose(current: &Attempt, catalog: &Catalog, question: &str, constraints
         }
     };
     if current.fails {
-        push("alias", requalify(q, catalog));
+        // a requalified query that ranks groups it does not form fails next on its GROUP BY:
+        // both rewrites go together, since neither alone makes it run
+        push("alias", requalify(q, catalog).map(|(moved, what)| match group_ranked(&moved) {
+            Some((grouped, how)) => (grouped, format!("{what}; {how}")),
+            None => (moved, what),
+        }));
+        push("join_in", join_in(q, catalog));
         if let Some(column) = current.problems.iter().find_map(|p| missing_from_group_by(p)) {
-            push("group_by", add_to_group_by(q, &column));
+            push("group_by", add_to_group_by(q, &column).or_else(|| group_ranked(q)));
         }
         if current.problems.iter().any(|p| p.contains("for SELECT DISTINCT, ORDER BY expressions must appear in select list")) {
             push("distinct_order", distinct_ordered(q));
@@ -209,6 +215,142 @@ fn requalify(query: &Query, catalog: &Catalog) -> Option<(Query, String)> {
     }
     let changes: Vec<String> = moves.iter().map(|((q, c), owner)| format!("{q}.{c} → {owner}.{c}")).collect();
     Some((apply(&moves), format!("a column qualified with the wrong table: {}", changes.join(", "))))
+}
+
+// --- join_in ---------------------------------------------------------------------------------------
+
+/// A column no table of the query has, which exactly one table it does not read has, one foreign
+/// key away from the table the column was asked of (`documents.template_type_code`, where
+/// `documents.template_id REFERENCES templates` and `templates` has it): that table joined on that
+/// key, the column read from it, every other unqualified column qualified with its table (the new
+/// table may share its name). Only keys from the query's table to the other (each row meets at
+/// most one row there, so the join repeats none), only where one key joins the two, only in a
+/// query with one scope and no `*`; a column that no such table places leaves the query as it is.
+fn join_in(query: &Query, catalog: &Catalog) -> Option<(Query, String)> {
+    use sqlparser::ast::SelectItem;
+    let mut blocks = Blocks(0);
+    let _ = query.visit(&mut blocks);
+    let SetExpr::Select(select) = query.body.as_ref() else { return None };
+    if blocks.0 != 1 || select.projection.iter().any(|i| matches!(i, SelectItem::Wildcard(_) | SelectItem::QualifiedWildcard(..))) {
+        return None;
+    }
+    let tables = scope(&select.from, catalog)?;
+    let read: Vec<&crate::catalog::RelName> = tables.values().map(|(_, t)| &t.name).collect();
+    let outputs: Vec<String> = select
+        .projection
+        .iter()
+        .filter_map(|i| match i {
+            SelectItem::ExprWithAlias { alias, .. } => Some(alias.value.to_lowercase()),
+            _ => None,
+        })
+        .collect();
+    let in_scope = |column: &str| tables.values().any(|(_, t)| has_column(t, column));
+    // the table a missing column is read from: (anchor's scope key, key, table)
+    let place = |anchors: Vec<&String>, column: &str| -> Option<(String, &crate::catalog::ForeignKey)> {
+        let mut found = Vec::new();
+        for anchor in anchors {
+            let (_, from) = &tables[anchor];
+            for fk in catalog.foreign_keys.iter().filter(|fk| fk.from == from.name && !read.contains(&&fk.to)) {
+                let single = catalog.foreign_keys.iter().filter(|k| k.from == fk.from && k.to == fk.to).count() == 1;
+                if single && catalog.table(&fk.to).is_some_and(|t| has_column(t, column)) {
+                    found.push((anchor.clone(), fk));
+                }
+            }
+        }
+        (found.len() == 1).then(|| found.remove(0))
+    };
+    // (qualifier, column), lower-cased → where it is read from
+    let mut needs: BTreeMap<(Option<String>, String), (String, &crate::catalog::ForeignKey)> = BTreeMap::new();
+    let mut unplaced = false;
+    let _ = query.visit(&mut ExprReader(|e: &Expr| {
+        let (qualifier, column) = match e {
+            Expr::Identifier(c) if !outputs.contains(&c.value.to_lowercase()) => (None, c.value.to_lowercase()),
+            Expr::CompoundIdentifier(parts) => match parts.as_slice() {
+                [q, c] if tables.contains_key(&q.value.to_lowercase()) => (Some(q.value.to_lowercase()), c.value.to_lowercase()),
+                _ => return,
+            },
+            _ => return,
+        };
+        if in_scope(&column) || needs.contains_key(&(qualifier.clone(), column.clone())) {
+            return;
+        }
+        let anchors: Vec<&String> = match &qualifier {
+            Some(q) => vec![tables.get_key_value(q).map(|(k, _)| k).expect("in scope")],
+            None => tables.keys().collect(),
+        };
+        match place(anchors, &column) {
+            Some(p) => {
+                needs.insert((qualifier, column), p);
+            }
+            None => unplaced = true,
+        }
+    }));
+    if needs.is_empty() || unplaced {
+        return None;
+    }
+    // one join per key, under a name no table of the query uses
+    let mut joins: BTreeMap<(String, String), Ident> = BTreeMap::new();
+    let mut taken: Vec<String> = tables.keys().cloned().collect();
+    for (anchor, fk) in needs.values() {
+        if joins.contains_key(&(anchor.clone(), fk.name.clone())) {
+            continue;
+        }
+        let base = fk.to.name.to_lowercase();
+        let name = std::iter::once(base.clone()).chain((1..).map(|n| format!("{base}_{n}"))).find(|n| !taken.contains(n))?;
+        taken.push(name.clone());
+        joins.insert((anchor.clone(), fk.name.clone()), crate::sql::names::ident(&name));
+    }
+    let mut fixed = query.clone();
+    let SetExpr::Select(select) = fixed.body.as_mut() else { return None };
+    for ((anchor, key), alias) in &joins {
+        let fk = needs.values().map(|(_, fk)| *fk).find(|fk| &fk.name == key)?;
+        let target = catalog.table(&fk.to)?;
+        let relation = if catalog.reachable_unqualified(&target.name) { crate::catalog::quote_ident(&target.name.name) } else { target.name.to_string() };
+        let (written, _) = &tables[anchor];
+        let on: Vec<String> = fk
+            .from_columns
+            .iter()
+            .zip(&fk.to_columns)
+            .map(|(f, t)| format!("{written}.{} = {alias}.{}", crate::catalog::quote_ident(f), crate::catalog::quote_ident(t)))
+            .collect();
+        let snippet = check_query(&format!("SELECT 1 FROM x JOIN {relation} AS {alias} ON {}", on.join(" AND "))).ok()?;
+        let SetExpr::Select(parsed) = snippet.query.body.as_ref() else { return None };
+        let join = parsed.from.first()?.joins.first()?.clone();
+        // after the FROM item that holds the anchor
+        let holder = select.from.iter_mut().find(|f| {
+            std::iter::once(&f.relation).chain(f.joins.iter().map(|j| &j.relation)).any(|r| match r {
+                TableFactor::Table { name, alias, .. } => {
+                    let w = alias.as_ref().map_or_else(|| name.0.last().and_then(|p| p.as_ident()).map(|i| i.value.to_lowercase()), |a| Some(a.name.value.to_lowercase()));
+                    w.as_deref() == Some(anchor.as_str())
+                }
+                _ => false,
+            })
+        })?;
+        holder.joins.push(join);
+    }
+    let owner_of = |column: &str| -> Option<Ident> {
+        let owners: Vec<&Ident> = tables.values().filter(|(_, t)| has_column(t, column)).map(|(w, _)| w).collect();
+        (owners.len() == 1).then(|| owners[0].clone())
+    };
+    let _ = VisitMut::visit(&mut fixed, &mut ExprRewriter(|e: &mut Expr| {
+        let (qualifier, column) = match &*e {
+            Expr::Identifier(c) if !outputs.contains(&c.value.to_lowercase()) => (None, c.clone()),
+            Expr::CompoundIdentifier(parts) if parts.len() == 2 => (Some(parts[0].value.to_lowercase()), parts[1].clone()),
+            _ => return,
+        };
+        if let Some((anchor, fk)) = needs.get(&(qualifier.clone(), column.value.to_lowercase())) {
+            *e = Expr::CompoundIdentifier(vec![joins[&(anchor.clone(), fk.name.clone())].clone(), column]);
+        } else if qualifier.is_none() {
+            if let Some(owner) = owner_of(&column.value) {
+                *e = Expr::CompoundIdentifier(vec![owner, column]);
+            }
+        }
+    }));
+    let read_from: Vec<String> = needs
+        .iter()
+        .map(|((_, c), (anchor, fk))| format!("{c} from {} (joined on {}.{} → {})", fk.to.name, tables[anchor].0, fk.from_columns.join(", "), fk.to.name))
+        .collect();
+    Some((fixed, format!("a column the query's tables lack, read from the one table a key of theirs leads to that has it: {}", read_from.join("; "))))
 }
 
 struct ExprReader<F>(F);
@@ -350,6 +492,57 @@ fn add_to_group_by(query: &Query, column: &str) -> Option<(Query, String)> {
     Some((fixed, format!("{column} added to the GROUP BY: every selected column that is not aggregated must be grouped")))
 }
 
+/// A block that ranks by an aggregate (`ORDER BY COUNT(*) DESC LIMIT 1`) without a GROUP BY, beside
+/// columns it does not aggregate, which PostgreSQL refuses: an aggregate ranks groups, so the
+/// groups are the rows of what it selects (`SELECT a.name … GROUP BY a.name ORDER BY COUNT(*)
+/// DESC`), with any other column it ranks by. Nothing when the block groups already, aggregates
+/// every output column, selects `*`, or ranks by no aggregate. Such a block never plans, so the
+/// grouping changes no answer that ran.
+fn group_ranked(query: &Query) -> Option<(Query, String)> {
+    use crate::checks::calls_aggregate;
+    use sqlparser::ast::{OrderByKind, SelectItem};
+    let mut fixed = query.clone();
+    let Some(OrderByKind::Expressions(order)) = query.order_by.as_ref().map(|o| &o.kind) else { return None };
+    let SetExpr::Select(select) = fixed.body.as_mut() else { return None };
+    // an ORDER BY key may name an aggregated output column by its alias
+    let aggregated: Vec<String> = select
+        .projection
+        .iter()
+        .filter_map(|i| match i {
+            SelectItem::ExprWithAlias { expr, alias } if calls_aggregate(expr) => Some(alias.value.to_lowercase()),
+            _ => None,
+        })
+        .collect();
+    let ranks_aggregate = |e: &Expr| calls_aggregate(e) || matches!(e, Expr::Identifier(i) if aggregated.contains(&i.value.to_lowercase()));
+    if !order.iter().any(|o| ranks_aggregate(&o.expr)) {
+        return None;
+    }
+    if select.distinct.is_some() || !matches!(&select.group_by, GroupByExpr::Expressions(k, _) if k.is_empty()) {
+        return None;
+    }
+    let mut keys: Vec<Expr> = Vec::new();
+    for item in &select.projection {
+        let expr = match item {
+            SelectItem::UnnamedExpr(e) | SelectItem::ExprWithAlias { expr: e, .. } => e,
+            _ => return None,
+        };
+        if !calls_aggregate(expr) && !matches!(expr, Expr::Value(_)) && !keys.contains(expr) {
+            keys.push(expr.clone());
+        }
+    }
+    if keys.is_empty() {
+        return None;
+    }
+    for o in order {
+        if matches!(o.expr, Expr::Identifier(_) | Expr::CompoundIdentifier(_)) && !ranks_aggregate(&o.expr) && !keys.contains(&o.expr) {
+            keys.push(o.expr.clone());
+        }
+    }
+    let named: Vec<String> = keys.iter().map(|k| k.to_string()).collect();
+    select.group_by = GroupByExpr::Expressions(keys, vec![]);
+    Some((fixed, format!("grouped by {}: the query ranks by an aggregate, which ranks groups, and selects them", named.join(", "))))
+}
+
 /// `SELECT DISTINCT a … ORDER BY b`, which PostgreSQL refuses, as the grouping it means: each
 /// distinct row once, ranked by its largest `b` when descending and its smallest when ascending
 /// (`SELECT a … GROUP BY a ORDER BY max(b) DESC`).
@@ -441,6 +634,104 @@ mod tests {
         assert!(fixes(&nested, "q").is_empty());
         // a query that runs is never requalified
         assert!(fixes(&attempt(sql, &[], &["x"], false), "q").is_empty());
+    }
+
+    #[test]
+    fn a_ranking_by_an_aggregate_without_groups_is_grouped_by_what_it_selects() {
+        let group_error = "PostgreSQL cannot plan it: column \"t1.name\" must appear in the GROUP BY clause or be used in an aggregate function";
+        let q = "Which author wrote the most books?";
+        let sql = "SELECT T1.name FROM authors AS T1 JOIN books AS T2 ON T1.author_id = T2.author_id ORDER BY COUNT(*) DESC LIMIT 1";
+        assert_eq!(
+            fixes(&attempt(sql, &[], &[group_error], true), q),
+            [("group_by", "SELECT T1.name FROM authors AS T1 JOIN books AS T2 ON T1.author_id = T2.author_id GROUP BY T1.name ORDER BY COUNT(*) DESC LIMIT 1".to_string())]
+        );
+        // ranked by an aggregate's alias, another column ranked too, a constant selected
+        let sql = "SELECT T1.name, 1, COUNT(*) AS n FROM authors AS T1 JOIN books AS T2 ON T1.author_id = T2.author_id ORDER BY n DESC, T1.country LIMIT 3";
+        assert_eq!(
+            fixes(&attempt(sql, &[], &[group_error], true), q),
+            [("group_by", "SELECT T1.name, 1, COUNT(*) AS n FROM authors AS T1 JOIN books AS T2 ON T1.author_id = T2.author_id GROUP BY T1.name, T1.country ORDER BY n DESC, T1.country LIMIT 3".to_string())]
+        );
+        // nothing to group by, `*`, a grouping already there (its own fix), no aggregate ranked,
+        // DISTINCT: not this fix
+        for sql in [
+            "SELECT COUNT(*) FROM books ORDER BY COUNT(*) DESC LIMIT 1",
+            "SELECT * FROM books ORDER BY COUNT(*) DESC LIMIT 1",
+            "SELECT title, price FROM books GROUP BY title ORDER BY COUNT(*) DESC",
+            "SELECT title, COUNT(*) FROM books ORDER BY title",
+            "SELECT DISTINCT title FROM books ORDER BY COUNT(*) DESC",
+        ] {
+            assert!(group_ranked(&check_query(sql).unwrap().query).is_none(), "{sql}");
+        }
+        // a query that runs is never regrouped
+        assert!(fixes(&attempt("SELECT T1.name FROM authors AS T1 ORDER BY T1.name", &[], &["x"], false), q).is_empty());
+    }
+
+    #[test]
+    fn a_column_the_query_lacks_is_read_from_the_one_table_its_key_leads_to() {
+        let missing = |c: &str| format!("PostgreSQL cannot plan it: column \"{c}\" does not exist");
+        // unqualified, one table: the referenced table joined on the key, every column qualified
+        let a = attempt("SELECT title, name FROM books WHERE country = 'Peru'", &[], &[&missing("name")], true);
+        assert_eq!(
+            fixes(&a, "Which books are by authors from Peru, and by whom?"),
+            [("join_in", "SELECT books.title, authors.name FROM books JOIN authors AS authors ON books.author_id = authors.author_id WHERE authors.country = 'Peru'".to_string())]
+        );
+        // qualified with an alias whose table lacks it, in a query that joins another table
+        let sql = "SELECT T1.ordered_on, T1.name FROM orders AS T1 JOIN customers AS T2 ON T1.customer_id = T2.customer_id WHERE T2.city = 'Lima'";
+        // name is in customers, which is in scope: the alias fix's business, not this one
+        assert!(fixes(&attempt(sql, &[], &[&missing("t1.name")], true), "q").iter().all(|(n, _)| *n != "join_in"));
+        // the retail schema: mixed-case quoted names and a schema that is not on the path
+        let retail = crate::testing::retail();
+        let sql = "SELECT order_id, \"FullName\" FROM sales.orders WHERE status = 'open'";
+        let a = attempt(sql, &[], &[&missing("FullName")], true);
+        let proposed: Vec<_> = propose(&a, &retail, "q", &[]).into_iter().filter(|f| f.name == "join_in").map(|f| f.sql).collect();
+        assert_eq!(proposed.len(), 1, "{proposed:?}");
+        assert_eq!(
+            proposed[0],
+            "SELECT orders.order_id, customers.\"FullName\" FROM sales.orders JOIN sales.\"Customers\" AS customers ON orders.\"CustomerID\" = customers.\"CustomerID\" WHERE orders.status = 'open'"
+        );
+        assert!(check_query(&proposed[0]).is_ok());
+    }
+
+    #[test]
+    fn a_missing_column_is_not_guessed_when_no_key_or_two_keys_or_a_key_from_the_other_side_would_lead_to_it() {
+        let missing = "PostgreSQL cannot plan it: column \"x\" does not exist";
+        for sql in [
+            // in no table at all
+            "SELECT title, isbn FROM books",
+            // customers has city, but no key leads from books to customers
+            "SELECT title FROM books WHERE city = 'Lima'",
+            // authors has no key to books: a join from the referenced side would repeat rows
+            "SELECT name, title FROM authors",
+            // a subquery: more than one scope
+            "SELECT title FROM books WHERE author_id IN (SELECT author_id FROM authors) AND country = 'Peru'",
+            // `*` would widen
+            "SELECT * FROM books WHERE country = 'Peru'",
+        ] {
+            let a = attempt(sql, &[], &[missing], true);
+            assert!(fixes(&a, "q").iter().all(|(n, _)| *n != "join_in"), "{sql}");
+        }
+        // two keys from one table to another: which one is meant is not guessed
+        let mut catalog = bookshop();
+        catalog.tables[1].columns.push(crate::catalog::Column { name: "editor_id".into(), type_name: "integer".into(), nullable: true, comment: None });
+        let mut editor = catalog.foreign_keys[0].clone();
+        editor.name = "books_editor_id_fkey".into();
+        editor.from_columns = vec!["editor_id".into()];
+        catalog.foreign_keys.push(editor);
+        let a = attempt("SELECT title FROM books WHERE country = 'Peru'", &[], &[missing], true);
+        assert!(propose(&a, &catalog, "q", &[]).iter().all(|f| f.name != "join_in"));
+        // a query that runs is never given a join
+        assert!(fixes(&attempt("SELECT title FROM books WHERE country = 'Peru'", &[], &["x"], false), "q").iter().all(|(n, _)| *n != "join_in"));
+    }
+
+    #[test]
+    fn a_column_on_the_wrong_alias_of_a_ranking_is_moved_and_grouped_in_one_fix() {
+        // `T2.name` is the author's: moved alone, the query fails next on its missing GROUP BY
+        let sql = "SELECT T2.name FROM authors AS T1 JOIN books AS T2 ON T1.author_id = T2.author_id ORDER BY COUNT(T2.book_id) DESC LIMIT 1";
+        let a = attempt(sql, &[], &["PostgreSQL cannot plan it: column t2.name does not exist"], true);
+        assert_eq!(
+            fixes(&a, "Which author wrote the most books?"),
+            [("alias", "SELECT T1.name FROM authors AS T1 JOIN books AS T2 ON T1.author_id = T2.author_id GROUP BY T1.name ORDER BY COUNT(T2.book_id) DESC LIMIT 1".to_string())]
+        );
     }
 
     #[test]

@@ -24,7 +24,7 @@ pub struct Resolved {
 }
 
 /// An identifier for `name`, quoted when PostgreSQL needs it.
-fn ident(name: &str) -> Ident {
+pub fn ident(name: &str) -> Ident {
     if quote_ident(name) == name {
         Ident::new(name)
     } else {
