@@ -313,7 +313,9 @@ fn join_in(query: &Query, catalog: &Catalog) -> Option<(Query, String)> {
             .zip(&fk.to_columns)
             .map(|(f, t)| format!("{written}.{} = {alias}.{}", crate::catalog::quote_ident(f), crate::catalog::quote_ident(t)))
             .collect();
-        let snippet = check_query(&format!("SELECT 1 FROM x JOIN {relation} AS {alias} ON {}", on.join(" AND "))).ok()?;
+        // `JOIN authors`, not `JOIN authors AS authors`
+        let named = if relation == alias.to_string() { relation } else { format!("{relation} AS {alias}") };
+        let snippet = check_query(&format!("SELECT 1 FROM x JOIN {named} ON {}", on.join(" AND "))).ok()?;
         let SetExpr::Select(parsed) = snippet.query.body.as_ref() else { return None };
         let join = parsed.from.first()?.joins.first()?.clone();
         // after the FROM item that holds the anchor
@@ -673,7 +675,7 @@ mod tests {
         let a = attempt("SELECT title, name FROM books WHERE country = 'Peru'", &[], &[&missing("name")], true);
         assert_eq!(
             fixes(&a, "Which books are by authors from Peru, and by whom?"),
-            [("join_in", "SELECT books.title, authors.name FROM books JOIN authors AS authors ON books.author_id = authors.author_id WHERE authors.country = 'Peru'".to_string())]
+            [("join_in", "SELECT books.title, authors.name FROM books JOIN authors ON books.author_id = authors.author_id WHERE authors.country = 'Peru'".to_string())]
         );
         // qualified with an alias whose table lacks it, in a query that joins another table
         let sql = "SELECT T1.ordered_on, T1.name FROM orders AS T1 JOIN customers AS T2 ON T1.customer_id = T2.customer_id WHERE T2.city = 'Lima'";
