@@ -388,6 +388,43 @@ pub const RELATION_VERBS: &[&str] = &[
     "suffer", "approve", "create", "develop", "build", "organize", "follow", "inhabit", "contribute", "appoint",
 ];
 
+/// Verbs whose form is as often a noun naming stored data ("the *coach* of each gymnast", "how many
+/// *votes*", "the monthly *rent*"): content words, unless the sentence uses them as verbs, between
+/// their subject and an object that opens with a determiner or a quantifier ("which department
+/// *offers* the most degrees", "players who *play* the Defender position"); see
+/// [`HOMOGRAPH_VERB_OBJECTS`]. Base forms; `-s` and `-es` forms are read too.
+pub const HOMOGRAPH_VERBS: &[&str] = &["coach", "rent", "vote", "offer", "play", "work", "pay", "order", "host", "visit"];
+
+/// Words that open a verb's object ("offers *the* most", "play *a* role", "hosts *more* events")
+/// and never follow a noun that a homograph verb would then modify.
+pub const HOMOGRAPH_VERB_OBJECTS: &[&str] =
+    &["the", "a", "an", "most", "more", "least", "fewer", "any", "each", "every", "some", "no", "all", "only", "exactly", "both", "their", "its"];
+
+/// Words after which a homograph is a noun ("the *offers*", "how many *votes*", "each *coach*"), or
+/// a question word that may ask for it ("which *offers*").
+pub const HOMOGRAPH_NOUN_OPENERS: &[&str] = &[
+    "the", "a", "an", "many", "much", "each", "every", "all", "what", "which", "whose", "how", "of", "most", "their", "his",
+    "her", "its", "and", "or", "with", "by", "for", "in", "to", "any", "no", "total", "average", "number", "some", "these",
+    "those", "this", "has", "have", "had", "did", "do", "does", "monthly", "yearly", "weekly", "daily", "annual",
+];
+
+/// Is `word` (lower-case) a form of a homograph verb ([`HOMOGRAPH_VERBS`])?
+pub fn is_homograph_verb(word: &str) -> bool {
+    let verb = |base: &str| HOMOGRAPH_VERBS.contains(&base);
+    verb(word) || word.strip_suffix('s').is_some_and(verb) || word.strip_suffix("es").is_some_and(verb)
+}
+
+/// Is the homograph `word` used as a verb, given the words before and after it (lower-case)? A
+/// subject before it (a word that is no opener of a noun phrase and no number, or `who`/`that`)
+/// and an object after it that opens with a determiner or a quantifier.
+pub fn homograph_as_verb(before: Option<&str>, word: &str, after: Option<&str>) -> bool {
+    let (Some(before), Some(after)) = (before, after) else { return false };
+    is_homograph_verb(word)
+        && !before.chars().any(|c| c.is_ascii_digit())
+        && !HOMOGRAPH_NOUN_OPENERS.contains(&before)
+        && HOMOGRAPH_VERB_OBJECTS.contains(&after)
+}
+
 /// Past forms of irregular verbs ("taught", "written", "won"), which no ending shows.
 pub const IRREGULAR_PAST: &[&str] = &[
     "taught", "written", "wrote", "spoken", "spoke", "won", "bought", "sold", "spent", "ran", "led", "lent", "built",

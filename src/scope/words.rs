@@ -11,8 +11,8 @@ use crate::lexicon;
 pub struct Word {
     /// Lower-cased, without a possessive `'s`.
     pub text: String,
-    /// A verb form (`-ed`, `-ing`, a relation verb or an irregular past of the lexicon) or an
-    /// adverb (`-ly`): it may name a relation ("performed", "offers", "taught",
+    /// A verb form (`-ed`, `-ing`, a relation verb or an irregular past of the lexicon, a
+    /// homograph such as "offers" where the sentence uses it as a verb) or an adverb (`-ly`): it may name a relation ("performed", "offers", "taught",
     /// "directed") that a schema spells as a table or a column, or nothing at all ("happened");
     /// a soft word that links to nothing is no evidence that data is missing.
     pub soft: bool,
@@ -22,7 +22,9 @@ pub struct Word {
 pub fn content_words(question: &str) -> Vec<Word> {
     let unquoted = without_quoted(question);
     let mut out: Vec<Word> = Vec::new();
-    for t in words_of(&unquoted) {
+    let tokens = words_of(&unquoted);
+    let lower_at = |i: usize| tokens.get(i).map(|t: &Token| t.text.to_lowercase());
+    for (i, t) in tokens.iter().enumerate() {
         let token = t.text;
         if token.chars().any(|c| c.is_ascii_digit()) {
             continue;
@@ -37,7 +39,12 @@ pub fn content_words(question: &str) -> Vec<Word> {
         if text.chars().count() < 3 || is_function_word(&text) || out.iter().any(|w| w.text == text) {
             continue;
         }
-        let soft = text.ends_with("ed") || text.ends_with("ing") || text.ends_with("ly") || lexicon::is_verb_form(&text);
+        let (before, after) = (i.checked_sub(1).and_then(lower_at), lower_at(i + 1));
+        let soft = text.ends_with("ed")
+            || text.ends_with("ing")
+            || text.ends_with("ly")
+            || lexicon::is_verb_form(&text)
+            || (!t.sentence_start && lexicon::homograph_as_verb(before.as_deref(), &text, after.as_deref()));
         out.push(Word { text, soft });
     }
     out
@@ -229,6 +236,22 @@ mod tests {
             ("languages".into(), false), ("spoken".into(), true), ("home".into(), false)]);
         // a verb that is as often a noun naming stored data is content: "the coach of each gymnast"
         assert!(content_words("Who is the coach of each gymnast and how many votes did they get?").iter().all(|w| !w.soft));
+        // ... unless the sentence uses it as a verb: a subject before it, an object after it that
+        // opens with a determiner or a quantifier
+        let soft_word = |q: &str, w: &str| content_words(q).iter().find(|c| c.text == w).map(|c| c.soft);
+        assert_eq!(soft_word("Which department offers the most degrees?", "offers"), Some(true));
+        assert_eq!(soft_word("List the players who play the Defender position.", "play"), Some(true));
+        assert_eq!(soft_word("Which hotels host more events than conferences?", "host"), Some(true));
+        for (q, w) in [
+            ("Which offers are still valid?", "offers"),             // asked for
+            ("How many votes did each party receive?", "votes"),     // counted
+            ("What is the monthly rent of each apartment?", "rent"), // an attribute
+            ("Show the orders by date.", "orders"),                  // no object after it
+            ("List candidates with more than 10000 votes in the election.", "votes"),
+            ("How many employees work at each store?", "work"),      // no determiner after it
+        ] {
+            assert_eq!(soft_word(q, w), Some(false), "{q}");
+        }
         // a question in another language has words of its own (its capitalised nouns read as
         // names); the decision does not judge them (`Evidence::english`)
         assert_eq!(words("Wie viele Bücher gibt es?"), ["wie", "viele", "gibt"]);
