@@ -147,6 +147,16 @@ SELECT step, stage, fix, kept, sql FROM nl2sql_fix('Which customers live in Pari
 -- DISTINCT ordered by another column, as the grouping it means
 SELECT step, stage, fix, kept, sql FROM nl2sql_fix('Which cities have the customers with the most credit?',
     'SELECT DISTINCT city FROM customers ORDER BY credit DESC LIMIT 2');
+-- a ranking by an aggregate with no GROUP BY, which PostgreSQL refuses, grouped by what it selects
+SELECT step, stage, fix, kept, sql FROM nl2sql_fix('Which customer placed the most orders?',
+    'SELECT c.name FROM customers AS c JOIN orders AS o ON o.customer_id = c.customer_id ORDER BY count(*) DESC LIMIT 1');
+-- a column orders lacks, read from the one table its foreign key leads to (customers): joined on
+-- that key, which repeats no order
+SELECT step, stage, fix, kept, sql FROM nl2sql_fix('How many orders did customers from Paris place?',
+    'SELECT count(*) FROM orders WHERE city = ''Paris''');
+-- customers has no key to orders: a column of orders is not guessed from customers' side
+SELECT step, stage, fix, kept, sql FROM nl2sql_fix('What did customers from Paris spend?',
+    'SELECT sum(amount) FROM customers WHERE city = ''Paris''');
 -- nothing to fix: one row, the query itself
 SELECT step, stage, fix, kept, sql FROM nl2sql_fix('How many customers are there?', 'SELECT count(*) FROM customers');
 SELECT * FROM show_error($$SELECT * FROM nl2sql_fix('How many orders?', 'SELEC 1')$$);
