@@ -410,7 +410,12 @@ pub const HOMOGRAPH_NOUN_OPENERS: &[&str] = &[
 
 /// Is `word` (lower-case) a form of a homograph verb ([`HOMOGRAPH_VERBS`])?
 pub fn is_homograph_verb(word: &str) -> bool {
-    let verb = |base: &str| HOMOGRAPH_VERBS.contains(&base);
+    verb_form_of(word, HOMOGRAPH_VERBS)
+}
+
+/// Is `word` one of `bases`, or its `-s` or `-es` form?
+fn verb_form_of(word: &str, bases: &[&str]) -> bool {
+    let verb = |base: &str| bases.contains(&base);
     verb(word) || word.strip_suffix('s').is_some_and(verb) || word.strip_suffix("es").is_some_and(verb)
 }
 
@@ -436,11 +441,8 @@ pub const IRREGULAR_PAST: &[&str] = &[
 
 /// Is `word` (lower-case) a form of a relation verb or an irregular past?
 pub fn is_verb_form(word: &str) -> bool {
-    let verb = |base: &str| RELATION_VERBS.contains(&base);
     IRREGULAR_PAST.contains(&word)
-        || verb(word)
-        || word.strip_suffix('s').is_some_and(verb)
-        || word.strip_suffix("es").is_some_and(verb)
+        || verb_form_of(word, RELATION_VERBS)
         || word.strip_suffix("ies").is_some_and(|stem| RELATION_VERBS.iter().any(|v| v.strip_suffix('y') == Some(stem)))
 }
 

@@ -159,6 +159,13 @@ fn has_column(t: &Table, column: &str) -> bool {
 /// Counts the query blocks of a statement.
 struct Blocks(usize);
 
+/// Is `query` one block, with no subquery (so its FROM clause is the one scope of its columns)?
+fn one_scope(query: &Query) -> bool {
+    let mut blocks = Blocks(0);
+    let _ = query.visit(&mut blocks);
+    blocks.0 == 1
+}
+
 impl Visitor for Blocks {
     type Break = ();
     fn pre_visit_query(&mut self, _q: &Query) -> ControlFlow<()> {
@@ -172,10 +179,8 @@ impl Visitor for Blocks {
 /// (`ON T1.makeid = T2.makeid` with `makeid` only in `T2`'s table stays as it is: which column of
 /// `T1` was meant is not for a rewrite to guess).
 fn requalify(query: &Query, catalog: &Catalog) -> Option<(Query, String)> {
-    let mut blocks = Blocks(0);
-    let _ = query.visit(&mut blocks);
     let SetExpr::Select(select) = query.body.as_ref() else { return None };
-    if blocks.0 != 1 {
+    if !one_scope(query) {
         return None;
     }
     let tables = scope(&select.from, catalog)?;
@@ -228,10 +233,8 @@ fn requalify(query: &Query, catalog: &Catalog) -> Option<(Query, String)> {
 /// query with one scope and no `*`; a column that no such table places leaves the query as it is.
 fn join_in(query: &Query, catalog: &Catalog) -> Option<(Query, String)> {
     use sqlparser::ast::SelectItem;
-    let mut blocks = Blocks(0);
-    let _ = query.visit(&mut blocks);
     let SetExpr::Select(select) = query.body.as_ref() else { return None };
-    if blocks.0 != 1 || select.projection.iter().any(|i| matches!(i, SelectItem::Wildcard(_) | SelectItem::QualifiedWildcard(..))) {
+    if !one_scope(query) || select.projection.iter().any(|i| matches!(i, SelectItem::Wildcard(_) | SelectItem::QualifiedWildcard(..))) {
         return None;
     }
     let tables = scope(&select.from, catalog)?;
@@ -289,7 +292,7 @@ fn join_in(query: &Query, catalog: &Catalog) -> Option<(Query, String)> {
         return None;
     }
     // one join per key, under a name no table of the query uses
-    let mut joins: BTreeMap<(String, String), Ident> = BTreeMap::new();
+    let mut joins: BTreeMap<(String, String), (Ident, &crate::catalog::ForeignKey)> = BTreeMap::new();
     let mut taken: Vec<String> = tables.keys().cloned().collect();
     for (anchor, fk) in needs.values() {
         if joins.contains_key(&(anchor.clone(), fk.name.clone())) {
@@ -298,12 +301,11 @@ fn join_in(query: &Query, catalog: &Catalog) -> Option<(Query, String)> {
         let base = fk.to.name.to_lowercase();
         let name = std::iter::once(base.clone()).chain((1..).map(|n| format!("{base}_{n}"))).find(|n| !taken.contains(n))?;
         taken.push(name.clone());
-        joins.insert((anchor.clone(), fk.name.clone()), crate::sql::names::ident(&name));
+        joins.insert((anchor.clone(), fk.name.clone()), (crate::sql::names::ident(&name), *fk));
     }
     let mut fixed = query.clone();
     let SetExpr::Select(select) = fixed.body.as_mut() else { return None };
-    for ((anchor, key), alias) in &joins {
-        let fk = needs.values().map(|(_, fk)| *fk).find(|fk| &fk.name == key)?;
+    for ((anchor, _), (alias, fk)) in &joins {
         let target = catalog.table(&fk.to)?;
         let relation = if catalog.reachable_unqualified(&target.name) { crate::catalog::quote_ident(&target.name.name) } else { target.name.to_string() };
         let (written, _) = &tables[anchor];
@@ -319,16 +321,8 @@ fn join_in(query: &Query, catalog: &Catalog) -> Option<(Query, String)> {
         let SetExpr::Select(parsed) = snippet.query.body.as_ref() else { return None };
         let join = parsed.from.first()?.joins.first()?.clone();
         // after the FROM item that holds the anchor
-        let holder = select.from.iter_mut().find(|f| {
-            std::iter::once(&f.relation).chain(f.joins.iter().map(|j| &j.relation)).any(|r| match r {
-                TableFactor::Table { name, alias, .. } => {
-                    let w = alias.as_ref().map_or_else(|| name.0.last().and_then(|p| p.as_ident()).map(|i| i.value.to_lowercase()), |a| Some(a.name.value.to_lowercase()));
-                    w.as_deref() == Some(anchor.as_str())
-                }
-                _ => false,
-            })
-        })?;
-        holder.joins.push(join);
+        let holder = select.from.iter().position(|f| scope(std::slice::from_ref(f), catalog).is_some_and(|t| t.contains_key(anchor)))?;
+        select.from[holder].joins.push(join);
     }
     let owner_of = |column: &str| -> Option<Ident> {
         let owners: Vec<&Ident> = tables.values().filter(|(_, t)| has_column(t, column)).map(|(w, _)| w).collect();
@@ -341,7 +335,7 @@ fn join_in(query: &Query, catalog: &Catalog) -> Option<(Query, String)> {
             _ => return,
         };
         if let Some((anchor, fk)) = needs.get(&(qualifier.clone(), column.value.to_lowercase())) {
-            *e = Expr::CompoundIdentifier(vec![joins[&(anchor.clone(), fk.name.clone())].clone(), column]);
+            *e = Expr::CompoundIdentifier(vec![joins[&(anchor.clone(), fk.name.clone())].0.clone(), column]);
         } else if qualifier.is_none() {
             if let Some(owner) = owner_of(&column.value) {
                 *e = Expr::CompoundIdentifier(vec![owner, column]);
