@@ -4,6 +4,7 @@
 //!     bench/load_spider.sh --set spider_train --index         # once: the databases, with the extension
 //!     cargo run --release --example learning -- [--set spider_train|spider] [--dbs N] [--per-db M]
 //!                                              [--ks 0,5,10,20] [--min-questions Q] [--seed S] [DATA_DIR]
+//!                                              [--db NAME,NAME] [--glossary FILE]
 //!
 //! Databases: those of the set with at least Q questions whose gold has a trustworthy PostgreSQL
 //! result (default 40), in a seeded order, the first N (default 10). Each database's questions in
@@ -19,6 +20,11 @@
 //! questions had a taught example with the same gold SQL (a paraphrase the store already answers).
 //! Raw results go to `bench/results/learning.jsonl` (or `$NL2SQL_BENCH_OUT`); a run appends to the
 //! file and skips the (database, k, question) it already holds, so a curve can be run k by k.
+//!
+//! `--db` names the databases instead (in the seeded order of the others). `--glossary FILE` (a
+//! JSON object: database → list of `{"term", "meaning", "sql"}`, written by a curator from the
+//! schema and its data, see `bench/data/glossary.json`) asks every question twice at each k,
+//! without and then with that database's glossary defined (`nl2sql_define`), paired.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::io::Write;
@@ -29,6 +35,7 @@ mod spider;
 use serde_json::{json, Value};
 use spider::{connect, database, mix, paired, rows, Gold};
 
+#[derive(Clone)]
 struct Row {
     db: String,
     k: usize,
@@ -36,6 +43,16 @@ struct Row {
     strict: bool,
     seconds: f64,
     same_sql_taught: bool,
+    /// Asked with the database's glossary defined (`--glossary`).
+    glossary: bool,
+}
+
+/// One term of a curator's glossary (`--glossary`).
+#[derive(serde::Deserialize)]
+struct Term {
+    term: String,
+    meaning: String,
+    sql: Option<String>,
 }
 
 fn main() {
@@ -43,6 +60,8 @@ fn main() {
     let (mut set, mut n_dbs, mut per_db, mut min_q, mut seed) = ("spider_train".to_string(), 10usize, 15usize, 40usize, 21u64);
     let mut ks: Vec<usize> = vec![0, 5, 10, 20];
     let mut judge_dbs: Option<usize> = None;
+    let mut named_dbs: Vec<String> = Vec::new();
+    let mut glossary_file: Option<String> = None;
     let mut dir = "../shared/data".to_string();
     let mut i = 0;
     while i < args.len() {
@@ -55,6 +74,8 @@ fn main() {
             "--seed" => seed = value(i).parse().expect("--seed S"),
             "--ks" => ks = value(i).split(',').map(|k| k.parse().expect("--ks 0,5,10,20")).collect(),
             "--judge" => judge_dbs = Some(value(i).parse().expect("--judge N")),
+            "--db" => named_dbs = value(i).split(',').map(str::to_string).collect(),
+            "--glossary" => glossary_file = Some(value(i)),
             other => {
                 dir = other.to_string();
                 i += 1;
@@ -82,16 +103,30 @@ fn main() {
         judge(&set, &tuning, pool_size, per_db);
         return;
     }
-    dbs.truncate(n_dbs);
+    if named_dbs.is_empty() {
+        dbs.truncate(n_dbs);
+    } else {
+        dbs.retain(|(db, _)| named_dbs.contains(db));
+        assert_eq!(dbs.len(), named_dbs.len(), "--db: a database with too few questions, or not in the set");
+    }
+    let glossaries: BTreeMap<String, Vec<Term>> = glossary_file
+        .as_ref()
+        .map(|f| serde_json::from_str(&std::fs::read_to_string(f).expect("--glossary FILE")).expect("a glossary: database -> [{term, meaning, sql}]"))
+        .unwrap_or_default();
     let ks_text = ks.iter().map(ToString::to_string).collect::<Vec<_>>().join(",");
+    let extra = format!(
+        "{}{}",
+        if named_dbs.is_empty() { String::new() } else { format!(" --db {}", named_dbs.join(",")) },
+        glossary_file.as_ref().map(|f| format!(" --glossary {f}")).unwrap_or_default()
+    );
     println!(
-        "command: cargo run --release --example learning -- --set {set} --dbs {n_dbs} --per-db {per_db} --ks {ks_text} --min-questions {min_q} --seed {seed} {dir}"
+        "command: cargo run --release --example learning -- --set {set} --dbs {n_dbs} --per-db {per_db} --ks {ks_text} --min-questions {min_q} --seed {seed}{extra} {dir}"
     );
     println!("{} databases: {}", dbs.len(), dbs.iter().map(|(d, _)| d.as_str()).collect::<Vec<_>>().join(", "));
 
     let out_path = std::env::var("NL2SQL_BENCH_OUT").unwrap_or_else(|_| format!("{}/bench/results/learning.jsonl", env!("CARGO_MANIFEST_DIR")));
     let mut rows_out: Vec<Row> = Vec::new();
-    let mut done: BTreeSet<(String, usize, i64)> = BTreeSet::new();
+    let mut done: BTreeSet<(String, usize, i64, bool)> = BTreeSet::new();
     for l in std::fs::read_to_string(&out_path).unwrap_or_default().lines().filter_map(|l| serde_json::from_str::<Value>(l).ok()) {
         let r = Row {
             db: l["db"].as_str().unwrap_or("").to_string(),
@@ -100,8 +135,9 @@ fn main() {
             strict: l["strict"] == Value::Bool(true),
             seconds: l["seconds"].as_f64().unwrap_or(0.0),
             same_sql_taught: l["same_sql_taught"] == Value::Bool(true),
+            glossary: l["glossary"] == Value::Bool(true),
         };
-        done.insert((r.db.clone(), r.k, r.question_id));
+        done.insert((r.db.clone(), r.k, r.question_id, r.glossary));
         rows_out.push(r);
     }
     let file = std::fs::OpenOptions::new().create(true).append(true).open(&out_path).expect("results file");
@@ -112,8 +148,10 @@ fn main() {
         let db = database(&set, db_id);
         let mut client = connect(&db);
         client.batch_execute("SET client_min_messages = warning; ALTER EXTENSION nl2sql UPDATE").expect("update the extension");
-        for &k in &ks {
-            if asked.iter().all(|q| done.contains(&(db_id.clone(), k, q["question_id"].as_i64().unwrap_or(0)))) {
+        let terms = glossaries.get(db_id.as_str());
+        let with_glossary: &[bool] = if glossary_file.is_some() { &[false, true] } else { &[false] };
+        for (&k, &glossary) in ks.iter().flat_map(|k| with_glossary.iter().map(move |g| (k, g))) {
+            if asked.iter().all(|q| done.contains(&(db_id.clone(), k, q["question_id"].as_i64().unwrap_or(0), glossary))) {
                 continue;
             }
             // exactly the pool's first k examples, nothing else
@@ -126,9 +164,14 @@ fn main() {
                     Err(e) => println!("{db_id}: could not teach #{}: {}", q["question_id"], e.as_db_error().map_or_else(|| e.to_string(), |d| d.message().to_string())),
                 }
             }
+            for t in terms.into_iter().flatten().filter(|_| glossary) {
+                client
+                    .query_one("SELECT nl2sql_define($1, $2, $3)::text", &[&t.term, &t.meaning, &t.sql])
+                    .unwrap_or_else(|e| panic!("{db_id}: the glossary term {:?} is refused: {}", t.term, e.as_db_error().map_or_else(|| e.to_string(), |d| d.message().to_string())));
+            }
             for q in asked {
                 let qid = q["question_id"].as_i64().unwrap_or(0);
-                if done.contains(&(db_id.clone(), k, qid)) {
+                if done.contains(&(db_id.clone(), k, qid, glossary)) {
                     continue;
                 }
                 let gold_sql = q["gold_pg"].as_str().unwrap();
@@ -153,22 +196,29 @@ fn main() {
                 let status: Option<String> = run.as_ref().map(|r| r.get(1));
                 let taught: Option<String> = run.as_ref().and_then(|r| r.get(2));
                 let same_sql_taught = taught_sql.contains(&gold_sql.split_whitespace().collect::<Vec<_>>().join(" ").to_lowercase());
-                let line = json!({"set": set, "db": db_id, "k": k, "question_id": qid, "question": q["question"], "strict": strict,
+                let line = json!({"set": set, "db": db_id, "k": k, "glossary": glossary, "question_id": qid, "question": q["question"], "strict": strict,
                     "status": status, "seconds": seconds, "sql": sql, "taught": taught, "same_sql_taught": same_sql_taught,
                     "error": answer.err().map(|e| e.to_string())});
                 writeln!(raw, "{line}").expect("write results");
                 raw.flush().expect("flush results");
-                println!("{db_id} k={k} #{qid} {} {:.1}s {}", if strict { "ok " } else { "BAD" }, seconds, sql.unwrap_or_default());
-                rows_out.push(Row { db: db_id.clone(), k, question_id: qid, strict, seconds, same_sql_taught });
+                println!("{db_id} k={k}{} #{qid} {} {:.1}s {}", if glossary { " glossary" } else { "" }, if strict { "ok " } else { "BAD" }, seconds, sql.unwrap_or_default());
+                rows_out.push(Row { db: db_id.clone(), k, question_id: qid, strict, seconds, same_sql_taught, glossary });
             }
         }
         client.batch_execute("DELETE FROM nl2sql.examples; DELETE FROM nl2sql.glossary").expect("empty the store");
     }
+    let measured: BTreeSet<&str> = dbs.iter().map(|(d, _)| d.as_str()).collect();
+    rows_out.retain(|r| measured.contains(r.db.as_str()));
     report(&rows_out, &ks);
+    if glossary_file.is_some() {
+        report_glossary(&rows_out, &ks);
+    }
     println!("raw results: {out_path}");
 }
 
 fn report(rows: &[Row], ks: &[usize]) {
+    let rows: Vec<Row> = rows.iter().filter(|r| !r.glossary).map(Row::clone).collect();
+    let rows = rows.as_slice();
     let at: BTreeMap<(String, usize, i64), &Row> = rows.iter().map(|r| ((r.db.clone(), r.k, r.question_id), r)).collect();
     let base: Vec<&Row> = rows.iter().filter(|r| r.k == 0).collect();
     println!("\n| k | questions | strict | vs k = 0 (wins / losses, difference, 95% interval) | time per question | vs k = 0 | asked with a taught paraphrase (same gold SQL) |");
@@ -204,6 +254,46 @@ fn report(rows: &[Row], ks: &[usize]) {
         let right = |k: usize| rows.iter().filter(|r| r.db == db && r.k == k && r.strict).count();
         let n = rows.iter().filter(|r| r.db == db && r.k == 0).count();
         println!("  {db}: {} -> {} of {n}", right(0), right(top));
+    }
+}
+
+/// `--glossary`: at each k, the questions asked with the database's glossary against the same
+/// questions asked without it, paired; and per database.
+fn report_glossary(rows: &[Row], ks: &[usize]) {
+    let without: BTreeMap<(String, usize, i64), &Row> = rows.iter().filter(|r| !r.glossary).map(|r| ((r.db.clone(), r.k, r.question_id), r)).collect();
+    println!("\n| k | questions | strict without the glossary | with it | with against without (wins / losses, difference, 95% interval) | time with against without |");
+    println!("|---|---|---|---|---|---|");
+    let pairs_at = |k: usize, db: Option<&str>| -> Vec<(bool, bool, f64, f64)> {
+        rows.iter()
+            .filter(|r| r.glossary && r.k == k && db.is_none_or(|d| d == r.db))
+            .filter_map(|g| without.get(&(g.db.clone(), k, g.question_id)).map(|w| (w.strict, g.strict, w.seconds, g.seconds)))
+            .collect()
+    };
+    for &k in ks {
+        let pairs = pairs_at(k, None);
+        if pairs.is_empty() {
+            continue;
+        }
+        let n = pairs.len() as f64;
+        let p = paired(&pairs.iter().map(|(a, b, _, _)| (*a, *b)).collect::<Vec<_>>());
+        let ratio = pairs.iter().map(|x| x.3).sum::<f64>() / pairs.iter().map(|x| x.2).sum::<f64>().max(1e-9);
+        println!(
+            "| {k} | {} | {:.1}% | {:.1}% | {} / {}, {:+.1} [{:+.1}, {:+.1}] | {ratio:.2}x |",
+            pairs.len(),
+            100.0 * pairs.iter().filter(|x| x.0).count() as f64 / n,
+            100.0 * pairs.iter().filter(|x| x.1).count() as f64 / n,
+            p.wins,
+            p.losses,
+            p.mean,
+            p.low,
+            p.high
+        );
+        let dbs: BTreeSet<&str> = rows.iter().filter(|r| r.glossary && r.k == k).map(|r| r.db.as_str()).collect();
+        for db in dbs {
+            let pairs = pairs_at(k, Some(db));
+            let right = |with: bool| pairs.iter().filter(|x| if with { x.1 } else { x.0 }).count();
+            println!("  k = {k}, {db}: {} -> {} of {} with the glossary", right(false), right(true), pairs.len());
+        }
     }
 }
 
