@@ -108,12 +108,7 @@ fn main() {
                 // --choice [spider_train|spider]: train_all, or the 13 dev databases in dev_all
                 let set = args.get(i + 1).filter(|a| !a.starts_with("--") && !a.contains('/')).cloned().unwrap_or_else(|| "spider_train".into());
                 let dir = args.iter().skip(i + 1).find(|a| a.contains('/')).cloned().unwrap_or(dir);
-                // --vote N: also the model's choice among the near fits, on N sampled questions
-                let vote = args.iter().position(|a| a == "--vote").map(|j| args.get(j + 1).and_then(|v| v.parse().ok()).expect("--vote N"));
-                // --due: no model call; list the sampled questions on which a vote is due
-                let due_only = args.iter().any(|a| a == "--due");
-                let seed = args.iter().position(|a| a == "--seed").map_or(seed, |j| args.get(j + 1).and_then(|v| v.parse().ok()).expect("--seed S"));
-                return choice_report(&dir, &set, vote, seed, due_only);
+                return choice_report(&dir, &set);
             }
             "--report" => {
                 // the figures of the raw results as they stand, nothing run
@@ -370,26 +365,9 @@ fn compare(old_path: &str) {
 /// search_path, against the question's own schema: by the names alone, then with ties settled by
 /// the values stored (the pipeline's trigram search of the value index, run here as the
 /// superuser, who sees every value).
-fn choice_report(dir: &str, set: &str, vote: Option<usize>, seed: u64, due_only: bool) {
-    let vote_text = vote.map(|n| format!(" --vote {n} --seed {seed}")).unwrap_or_default();
-    println!("command: cargo run --release --example many_schemas -- --choice {set}{vote_text} {dir}");
+fn choice_report(dir: &str, set: &str) {
+    println!("command: cargo run --release --example many_schemas -- --choice {set} {dir}");
     let all: Vec<Value> = serde_json::from_str(&std::fs::read_to_string(format!("{dir}/{set}/questions.json")).expect("questions")).unwrap();
-    // with --vote, a seeded sample of the questions (the model's time), each asked of the model
-    // when the pipeline would ask it
-    let all: Vec<Value> = match vote {
-        // --due lists the questions of Benchmark 12's own sample (those whose gold runs on PostgreSQL)
-        Some(n) if due_only => sample(all.iter().filter(|q| q["pg_ok_tie_tolerant"] == Value::Bool(true)).collect(), n, seed).into_iter().cloned().collect(),
-        Some(n) => sample(all.iter().collect(), n, seed).into_iter().cloned().collect(),
-        None => all,
-    };
-    let endpoint = nl2sql_core::llm::Endpoint {
-        base_url: std::env::var("NL2SQL_CHAT_URL").unwrap_or_else(|_| "http://127.0.0.1:18081/v1".into()),
-        model: "qwen2.5-coder-1.5b-instruct".into(),
-        api_key: None,
-    };
-    let vote_out = std::env::var("NL2SQL_BENCH_OUT").unwrap_or_else(|_| format!("{}/bench/results/schema_vote_{set}.jsonl", env!("CARGO_MANIFEST_DIR")));
-    let mut vote_raw = vote.filter(|_| !due_only).map(|_| std::io::BufWriter::new(std::fs::File::create(&vote_out).expect("results file")));
-    let (mut votes, mut vote_seconds, mut vote_failed) = (0usize, Vec::<f64>::new(), 0usize);
     let mut client = connect(if set == "spider" { "dev_all" } else { COMBINED });
     let text: String = client.query_one("SELECT nl2sql_schema()::text", &[]).expect("nl2sql_schema()").get(0);
     let full: Catalog = serde_json::from_str(&text).expect("a catalog");
@@ -440,7 +418,7 @@ fn choice_report(dir: &str, set: &str, vote: Option<usize>, seed: u64, due_only:
             println!("  most often missed: {}", worst.iter().take(8).map(|(d, k)| format!("{d} {k}")).collect::<Vec<_>>().join(", "));
         }
     }
-    let (mut names, mut values, mut voted) = (Tally::default(), Tally::default(), Tally::default());
+    let (mut names, mut values) = (Tally::default(), Tally::default());
     let (mut settled, mut settled_right, mut settled_wrong) = (0, 0, 0);
     let mut searches: Vec<f64> = Vec::new();
     for q in &all {
@@ -476,52 +454,9 @@ fn choice_report(dir: &str, set: &str, vote: Option<usize>, seed: u64, due_only:
             eprintln!("wrong {db}: {question} -> {:?} (readings {:?})", after.schemas, after.readings);
         }
         values.add(&db, &after);
-        if due_only && schemas::vote_candidates(&after).is_some() {
-            println!("due\t{db}\t{}\t{question}", q["question_id"]);
-        }
-        if vote.is_some() {
-            let mut then = after.clone();
-            if let Some(candidates) = schemas::vote_candidates(&after).filter(|_| !due_only) {
-                let request = nl2sql_core::llm::ChatRequest {
-                    messages: nl2sql_core::ask::prompts::schema_choice(&schemas::vote_listing(&full, &candidates), question),
-                    temperature: 0.0,
-                    max_tokens: Some(40),
-                    json_schema: Some(("schema_choice".into(), schemas::vote_schema(&candidates))),
-                    ..Default::default()
-                };
-                let started = Instant::now();
-                let reply = nl2sql_core::llm::client::chat(&endpoint, &nl2sql_core::llm::CallPolicy::default(), &request, &|| {});
-                vote_seconds.push(started.elapsed().as_secs_f64());
-                votes += 1;
-                let pick = reply.map_err(|e| e.to_string()).and_then(|r| schemas::parse_vote(&r.content, &candidates));
-                match &pick {
-                    Ok(p) => then = schemas::settle_by_vote(after.clone(), &full, p),
-                    Err(_) => vote_failed += 1,
-                }
-                let line = json!({"db": db, "question": question, "candidates": candidates, "names": after.schemas, "names_readings": after.readings,
-                    "pick": pick.as_ref().ok(), "error": pick.as_ref().err(), "voted": then.schemas, "voted_readings": then.readings});
-                if let Some(raw) = vote_raw.as_mut() {
-                    writeln!(raw, "{line}").expect("write");
-                }
-            }
-            voted.add(&db, &then);
-        }
     }
     names.print("by the names");
     values.print("ties settled by stored values");
-    if vote.is_some() {
-        voted.print("and the model's choice among the near fits");
-        vote_seconds.sort_by(f64::total_cmp);
-        println!(
-            "model votes: {votes} of {} questions, {vote_failed} unusable; median {:.2} s, 95th percentile {:.2} s; raw: {vote_out}",
-            names.n,
-            vote_seconds.get(vote_seconds.len() / 2).copied().unwrap_or(0.0),
-            vote_seconds.get(((vote_seconds.len() as f64 - 1.0) * 0.95).round() as usize).copied().unwrap_or(0.0)
-        );
-        if let Some(mut raw) = vote_raw {
-            raw.flush().expect("flush");
-        }
-    }
     println!("choices the values changed: {settled}; to the own schema: {settled_right}; the own schema lost (neither asked of nor a reading any more): {settled_wrong}");
     searches.sort_by(f64::total_cmp);
     let at = |p: f64| searches.get(((searches.len() as f64 - 1.0) * p).round() as usize).copied().unwrap_or(0.0);

@@ -131,14 +131,9 @@ pub fn ask<D: Database + ?Sized, M: Model + ?Sized>(
     }
     let scope = context::schemas::choose(&everything, &opts.schemas, question.text)?;
     let (scope, unsettled) = if opts.values { settle_by_values(db, &everything, question.text, scope) } else { (scope, None) };
-    let mut trace = Trace::new(recorder);
-    let (scope, unvoted) = vote_on_schema(model, &mut trace, &everything, question.text, scope, opts.seed);
-    let unsettled = match (unsettled, unvoted) {
-        (Some(a), Some(b)) => Some(format!("{a}; {b}")),
-        (a, b) => a.or(b),
-    };
     let readings = if scope.readings.is_empty() { Catalog::default() } else { everything.in_schemas(&scope.readings) };
     let catalog = if scope.outside == 0 { everything } else { everything.in_schemas(&scope.schemas) };
+    let mut trace = Trace::new(recorder);
     let schema = schema_context(db, &catalog, question.text, opts.schema_token_budget, &scope, unsettled, &mut trace)?;
     let mut ask = Ask {
         db,
@@ -194,32 +189,6 @@ fn settle_by_values<D: Database + ?Sized>(db: &mut D, catalog: &Catalog, questio
         }
     }
     (context::schemas::settle_by_values(scope, catalog, question, &stored), None)
-}
-
-/// The choice among the schemas whose names fit the question best or nearly, when no stored value
-/// settled it ([`context::schemas::vote_candidates`]): the model is shown those schemas' tables and
-/// names the one that holds the question's data ([`context::schemas::settle_by_vote`]). A failed
-/// call or an unusable answer leaves the choice by names, with the reason as the second value.
-fn vote_on_schema<M: Model + ?Sized>(model: &mut M, trace: &mut Trace, catalog: &Catalog, question: &str, scope: SchemaScope, seed: Option<u64>) -> (SchemaScope, Option<String>) {
-    let Some(candidates) = context::schemas::vote_candidates(&scope) else { return (scope, None) };
-    let request = ChatRequest {
-        messages: prompts::schema_choice(&context::schemas::vote_listing(catalog, &candidates), question),
-        temperature: 0.0,
-        max_tokens: Some(40),
-        json_schema: Some(("schema_choice".into(), context::schemas::vote_schema(&candidates))),
-        seed,
-        ..Default::default()
-    };
-    match model.chat(request) {
-        Ok(reply) => {
-            trace.count(&reply);
-            match context::schemas::parse_vote(&reply.content, &candidates) {
-                Ok(pick) => (context::schemas::settle_by_vote(scope, catalog, &pick), None),
-                Err(e) => (scope, Some(format!("the model's choice of a schema was not usable ({e}): the names chose"))),
-            }
-        }
-        Err(e) => (scope, Some(format!("the model could not be asked to choose a schema ({e}): the names chose"))),
-    }
 }
 
 /// A few distinct values of the text columns of `tables`, read through the executor as the caller.

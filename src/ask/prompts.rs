@@ -112,19 +112,6 @@ pub fn scope(schema: &str, question: &str, evidence: Option<&str>, unlinked: &[S
     ]
 }
 
-/// Which of several schemas holds the data a question asks about (the schemas whose names fit it
-/// best or nearly, listed by [`crate::context::schemas::vote_listing`]).
-pub fn schema_choice(listing: &str, question: &str) -> Vec<Message> {
-    vec![
-        Message::system("You are a database expert. A database holds several schemas, each with its own tables."),
-        Message::user(format!(
-            "Schemas (schema: table(columns); ...):\n{listing}\n\nQuestion: {question}\n\nWhich one schema's tables hold the data \
-             this question asks about? Think of what each schema is about, not only of matching words. \
-             Reply in JSON: {{\"schema\": \"<schema name>\"}}"
-        )),
-    ]
-}
-
 /// Keyword extraction for the value index: the values and key terms a question names, written as
 /// a database cell might hold them. No schema: the search, not the model, finds the columns.
 pub fn keywords(question: &str, evidence: Option<&str>) -> Vec<Message> {

@@ -1131,37 +1131,6 @@ fn a_tie_between_schemas_ends_ambiguous_naming_the_readings_whether_or_not_the_q
     assert_eq!(e.status(), Status::Ok);
 }
 
-#[test]
-fn the_model_chooses_among_schemas_that_fit_alike_and_its_disagreement_with_the_names_is_a_reading() {
-    let question = "How many vehicles are there?";
-    // the names tie (depot first); the model reads fleet as the schema: fleet is asked of,
-    // depot is named as the other reading
-    let mut db = two_fleets();
-    let mut model = ScriptedModel::new(vec![Ok(r#"{"schema": "fleet"}"#.into()), sql_reply("SELECT count(*) FROM vehicles")]);
-    let e = run(&mut db, &mut model, question, json!({"probe": false, "refuse": false})).unwrap();
-    let vote = &model.requests[0];
-    assert_eq!(vote.json_schema.as_ref().unwrap().1["properties"]["schema"]["enum"], json!(["depot", "fleet"]));
-    assert!(vote.messages[1].content.contains("depot: vehicles(vehicle_id, make_name)\nfleet: vehicles(id, make)"), "{}", vote.messages[1].content);
-    let step = e.steps.iter().find(|s| s.stage == Stage::Schema).unwrap();
-    assert!(step.detail.starts_with("in schema fleet: among the 2 schemas whose names fit the question best or nearly (depot, fleet), the model read it"), "{}", step.detail);
-    assert!(step.detail.contains("depot fits as well"), "{}", step.detail);
-    assert_eq!(step.data["scope"]["voted"], json!("fleet"));
-    assert_eq!(e.status(), Status::Ambiguous, "{:?}", stages(&e));
-    assert!(e.chosen_sql.contains("fleet.vehicles"), "{}", e.chosen_sql);
-    // an answer that names no schema offered leaves the names' choice, and says so
-    let mut db = two_fleets();
-    let mut model = ScriptedModel::new(vec![Ok(r#"{"schema": "garage"}"#.into()), sql_reply("SELECT count(*) FROM vehicles")]);
-    let e = run(&mut db, &mut model, question, json!({"probe": false, "refuse": false})).unwrap();
-    let step = e.steps.iter().find(|s| s.stage == Stage::Schema).unwrap();
-    assert!(step.detail.starts_with("in schema depot: its names fit the question best"), "{}", step.detail);
-    assert!(step.detail.contains("the model's choice of a schema was not usable (the answer names \"garage\", none of the schemas offered): the names chose"), "{}", step.detail);
-    // one schema that fits: no vote is asked
-    let mut db = two_fleets();
-    let mut model = ScriptedModel::new(vec![sql_reply("SELECT count(*) FROM vehicles")]);
-    run(&mut db, &mut model, question, json!({"probe": false, "refuse": false, "schemas": "fleet"})).unwrap();
-    assert!(model.requests.iter().all(|r| r.json_schema.as_ref().is_none_or(|j| j.0 != "schema_choice")));
-}
-
 // --- constraints the data settles --------------------------------------------------------------
 
 #[test]

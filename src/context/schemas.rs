@@ -41,13 +41,6 @@ pub const VALUE_MARGIN: usize = 2;
 /// How many of the other readings the explanation names.
 const READINGS_SHOWN: usize = 3;
 
-/// At most this many of the schemas whose names fit a question best or nearly are shown to the
-/// model when it is asked which one holds the data ([`vote_candidates`]), best fit first.
-pub const VOTE_SCHEMAS: usize = 6;
-
-/// At most this many columns of a table are listed for the model's choice of a schema.
-const VOTE_COLUMNS: usize = 10;
-
 /// Why the scope is what it is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Origin {
@@ -81,8 +74,6 @@ pub struct SchemaScope {
     /// best, with their coverage, best first (the chosen schema and its readings among them):
     /// the schemas the values it stores may settle the choice among.
     pub contenders: Vec<(String, usize)>,
-    /// The schema the model chose among the contenders, when it was asked ([`settle_by_vote`]).
-    pub voted: Option<String>,
 }
 
 impl SchemaScope {
@@ -100,11 +91,6 @@ impl SchemaScope {
             Origin::Single => return format!("schema {list}"),
             Origin::Named => format!("schemas {list} (named by the option schemas or nl2sql.schemas)"),
             Origin::SearchPath => format!("schemas {list} (the search_path)"),
-            Origin::BestFit if self.voted.as_ref().is_some_and(|v| self.schemas.contains(v)) => format!(
-                "schema {list}: among the {} schemas whose names fit the question best or nearly ({}), the model read it as the one that holds its data, and no table on the search_path fits",
-                self.contenders.len().min(VOTE_SCHEMAS),
-                self.contenders.iter().take(VOTE_SCHEMAS).map(|(s, _)| s.as_str()).collect::<Vec<_>>().join(", ")
-            ),
             Origin::BestFit if self.values.is_empty() => format!("schema {list}: its names fit the question best, and no table on the search_path does"),
             Origin::BestFit => format!(
                 "schema {list}: its names fit the question best or nearly, and no table on the search_path does; it stores values the question names ({})",
@@ -133,7 +119,7 @@ impl SchemaScope {
             Origin::Everything => "everything",
         };
         json!({"schemas": self.schemas, "origin": origin, "readings": self.readings,
-               "outside": self.outside, "unknown": self.unknown, "values": self.values, "voted": self.voted})
+               "outside": self.outside, "unknown": self.unknown, "values": self.values})
     }
 }
 
@@ -240,7 +226,7 @@ pub fn choose(catalog: &Catalog, named: &[String], question: &str) -> Result<Sch
     let scope = |schemas: Vec<String>, origin: Origin, readings: Vec<String>, unknown: Vec<String>| {
         let schemas = if origin == Origin::Named { schemas } else { joined(catalog, schemas) };
         let outside = visible.iter().filter(|s| !schemas.contains(s)).count();
-        SchemaScope { schemas, origin, readings, outside, unknown, values: Vec::new(), contenders: Vec::new(), voted: None }
+        SchemaScope { schemas, origin, readings, outside, unknown, values: Vec::new(), contenders: Vec::new() }
     };
     if !named.is_empty() {
         if named.iter().any(|n| n == "*") {
@@ -370,68 +356,6 @@ pub fn settle_by_values(scope: SchemaScope, catalog: &Catalog, question: &str, s
     let schemas = joined(catalog, vec![chosen]);
     let outside = catalog.schemas().iter().filter(|s| !schemas.iter().any(|x| x == *s)).count();
     SchemaScope { schemas, readings, outside, values: words.into_iter().collect(), ..scope }
-}
-
-/// The schemas the model is asked to choose among: the contenders of a best fit that no stored
-/// value settled, at most [`VOTE_SCHEMAS`], best fit first; `None` when the names alone decide
-/// (one contender), or the scope is not a best fit (the path, the schemas named).
-pub fn vote_candidates(scope: &SchemaScope) -> Option<Vec<String>> {
-    (scope.origin == Origin::BestFit && scope.values.is_empty() && scope.contenders.len() >= 2)
-        .then(|| scope.contenders.iter().take(VOTE_SCHEMAS).map(|(s, _)| s.clone()).collect())
-}
-
-/// The schemas `schemas` as the model is shown them to choose one: each schema's tables with
-/// their first [`VOTE_COLUMNS`] columns, one schema a line.
-pub fn vote_listing(catalog: &Catalog, schemas: &[String]) -> String {
-    schemas
-        .iter()
-        .map(|s| {
-            let tables: Vec<String> = catalog
-                .tables
-                .iter()
-                .filter(|t| t.name.schema == *s)
-                .map(|t| {
-                    let cols: Vec<&str> = t.columns.iter().take(VOTE_COLUMNS).map(|c| c.name.as_str()).collect();
-                    let more = if t.columns.len() > VOTE_COLUMNS { ", …" } else { "" };
-                    format!("{}({}{more})", t.name.name, cols.join(", "))
-                })
-                .collect();
-            format!("{s}: {}", tables.join("; "))
-        })
-        .collect::<Vec<_>>()
-        .join("\n")
-}
-
-/// The JSON schema of the model's choice: one of `candidates`.
-pub fn vote_schema(candidates: &[String]) -> Value {
-    json!({"type": "object", "properties": {"schema": {"type": "string", "enum": candidates}}, "required": ["schema"]})
-}
-
-/// The schema the model's answer names, one of `candidates` (ignoring case and surrounding
-/// space); an error in words otherwise.
-pub fn parse_vote(content: &str, candidates: &[String]) -> std::result::Result<String, String> {
-    let v = crate::llm::json::extract_json(content)?;
-    let named = v.get("schema").and_then(Value::as_str).ok_or("no \"schema\" in the answer")?.trim();
-    candidates.iter().find(|c| c.eq_ignore_ascii_case(named)).cloned().ok_or_else(|| format!("the answer names {named:?}, none of the schemas offered"))
-}
-
-/// The choice among the contenders after the model's vote `pick` (one of [`vote_candidates`]):
-/// the schema the model picked is asked of. When it is not the one the names chose, that one
-/// becomes a reading (the names and the model disagree, so the answer is `ambiguous` and names
-/// it); the tie's other readings stay readings. The model's vote is recorded either way.
-pub fn settle_by_vote(scope: SchemaScope, catalog: &Catalog, pick: &str) -> SchemaScope {
-    if scope.schemas.iter().any(|s| s == pick) || !scope.contenders.iter().any(|(c, _)| c == pick) {
-        return SchemaScope { voted: Some(pick.to_string()), ..scope };
-    }
-    let schemas = joined(catalog, vec![pick.to_string()]);
-    let mut readings: Vec<String> = Vec::new();
-    for s in scope.schemas.iter().filter(|s| scope.contenders.iter().any(|(c, _)| c == *s)).chain(&scope.readings) {
-        if !schemas.contains(s) && !readings.contains(s) {
-            readings.push(s.clone());
-        }
-    }
-    let outside = catalog.schemas().iter().filter(|s| !schemas.iter().any(|x| x == *s)).count();
-    SchemaScope { schemas, readings, outside, voted: Some(pick.to_string()), ..scope }
 }
 
 /// The `schemas` option or `nl2sql.schemas` setting: comma-separated schema names (as written,
@@ -573,53 +497,6 @@ mod tests {
         let tie = choose(&c, &[], q).unwrap();
         let none = Catalog { tables: [c.tables.clone(), vec![table("misc", "notes", &["id", "text"])]].concat(), ..c.clone() };
         assert_eq!(settle_by_values(tie.clone(), &none, q, &[("misc".into(), "Freedonia".into())]), tie);
-    }
-
-    #[test]
-    fn the_model_chooses_among_near_fits_and_a_disagreement_keeps_the_names_choice_as_a_reading() {
-        let c = many(&["public"]);
-        // a tie of three, and a schema one column's word behind: the model is asked, best fit first
-        let tie = choose(&c, &[], "How many countries are there?").unwrap();
-        let candidates = vote_candidates(&tie).expect("a vote is due");
-        assert_eq!(candidates, vec!["car_1".to_string(), "geo".into(), "world_1".into(), "concert_singer".into()]);
-        let listing = vote_listing(&c, &candidates);
-        assert!(listing.starts_with("car_1: countries(countryid, countryname, continent); cars_data("), "{listing}");
-        assert_eq!(listing.lines().count(), 4);
-        assert_eq!(vote_schema(&candidates)["properties"]["schema"]["enum"], json!(["car_1", "geo", "world_1", "concert_singer"]));
-        // the answer names a candidate, in any case; anything else is no vote
-        assert_eq!(parse_vote(r#"{"schema": " World_1 "}"#, &candidates), Ok("world_1".to_string()));
-        assert!(parse_vote(r#"{"schema": "geography"}"#, &candidates).unwrap_err().contains("none of the schemas offered"));
-        assert!(parse_vote("world_1", &candidates).is_err());
-        // the model agrees with the names: nothing changes but the vote recorded
-        let agreed = settle_by_vote(tie.clone(), &c, "car_1");
-        assert_eq!((agreed.schemas.clone(), agreed.readings.clone()), (tie.schemas.clone(), tie.readings.clone()));
-        assert_eq!(agreed.voted.as_deref(), Some("car_1"));
-        assert!(agreed.describe().contains("the model read it as the one that holds its data"), "{}", agreed.describe());
-        assert_eq!(agreed.to_json()["voted"], json!("car_1"));
-        // it disagrees: its pick is asked of, the names' choice becomes a reading, the others stay
-        let moved = settle_by_vote(tie.clone(), &c, "world_1");
-        assert_eq!(moved.schemas, vec!["world_1".to_string()]);
-        assert_eq!(moved.readings, vec!["car_1".to_string(), "geo".into()]);
-        assert_eq!(moved.outside, 3);
-        // a near fit that is no reading: picking it makes the names' choice one
-        let q = "Which continent holds the countries named Freedonia?";
-        let lead = choose(&c, &[], q).unwrap();
-        assert!(lead.contenders.iter().any(|(s, _)| s == "geo") && !lead.readings.contains(&"geo".to_string()), "{lead:?}");
-        let moved = settle_by_vote(lead.clone(), &c, "geo");
-        assert_eq!((moved.schemas.clone(), moved.readings.clone()), (vec!["geo".to_string()], vec!["car_1".to_string(), "world_1".into()]));
-        // no vote where the names alone decide, where values settled it, or off the best fit
-        assert_eq!(vote_candidates(&choose(&c, &[], "What is the average horsepower of cars made in 1970?").unwrap()), None);
-        assert_eq!(vote_candidates(&choose(&many(&["car_1"]), &[], "How many countries are there?").unwrap()), None);
-        let settled = settle_by_values(tie.clone(), &c, "How many countries are named Freedonia?", &[("geo".into(), "Freedonia".into())]);
-        assert_eq!(vote_candidates(&settled), None);
-        // at most VOTE_SCHEMAS are shown
-        let wide = Catalog {
-            tables: (0..10).map(|i| table(&format!("s{i}"), "countries", &["id", "name"])).collect(),
-            ..Default::default()
-        }
-        .on_search_path(vec!["public".into()]);
-        let s = choose(&wide, &[], "How many countries are there?").unwrap();
-        assert_eq!(vote_candidates(&s).map(|v| v.len()), Some(VOTE_SCHEMAS));
     }
 
     #[test]
