@@ -35,7 +35,6 @@ mod spider;
 use serde_json::{json, Value};
 use spider::{connect, database, mix, paired, rows, Gold};
 
-#[derive(Clone)]
 struct Row {
     db: String,
     k: usize,
@@ -216,15 +215,23 @@ fn main() {
     println!("raw results: {out_path}");
 }
 
+/// Paired pairs of (base right, other right, base seconds, other seconds): the paired accuracy
+/// difference, and the other's time as a multiple of the base's.
+fn compared(pairs: &[(bool, bool, f64, f64)]) -> (spider::Paired, f64) {
+    let p = paired(&pairs.iter().map(|(a, b, _, _)| (*a, *b)).collect::<Vec<_>>());
+    let ratio = pairs.iter().map(|x| x.3).sum::<f64>() / pairs.iter().map(|x| x.2).sum::<f64>().max(1e-9);
+    (p, ratio)
+}
+
 fn report(rows: &[Row], ks: &[usize]) {
-    let rows: Vec<Row> = rows.iter().filter(|r| !r.glossary).map(Row::clone).collect();
-    let rows = rows.as_slice();
-    let at: BTreeMap<(String, usize, i64), &Row> = rows.iter().map(|r| ((r.db.clone(), r.k, r.question_id), r)).collect();
-    let base: Vec<&Row> = rows.iter().filter(|r| r.k == 0).collect();
+    // the curve of examples: the questions asked without a glossary
+    let rows: Vec<&Row> = rows.iter().filter(|r| !r.glossary).collect();
+    let at: BTreeMap<(String, usize, i64), &Row> = rows.iter().map(|r| ((r.db.clone(), r.k, r.question_id), *r)).collect();
+    let base: Vec<&Row> = rows.iter().filter(|r| r.k == 0).copied().collect();
     println!("\n| k | questions | strict | vs k = 0 (wins / losses, difference, 95% interval) | time per question | vs k = 0 | asked with a taught paraphrase (same gold SQL) |");
     println!("|---|---|---|---|---|---|---|");
     for &k in ks {
-        let these: Vec<&Row> = rows.iter().filter(|r| r.k == k).collect();
+        let these: Vec<&Row> = rows.iter().filter(|r| r.k == k).copied().collect();
         if these.is_empty() {
             continue;
         }
@@ -234,8 +241,7 @@ fn report(rows: &[Row], ks: &[usize]) {
             .iter()
             .filter_map(|b| at.get(&(b.db.clone(), k, b.question_id)).map(|o| (b.strict, o.strict, b.seconds, o.seconds)))
             .collect();
-        let p = paired(&pairs.iter().map(|(a, b, _, _)| (*a, *b)).collect::<Vec<_>>());
-        let ratio = pairs.iter().map(|x| x.3).sum::<f64>() / pairs.iter().map(|x| x.2).sum::<f64>().max(1e-9);
+        let (p, ratio) = compared(&pairs);
         let same = these.iter().filter(|r| r.same_sql_taught).count();
         println!(
             "| {k} | {} | {acc:.1}% | {} / {}, {:+.1} [{:+.1}, {:+.1}] | {secs:.1} s | {ratio:.2}x | {same} |",
@@ -275,8 +281,7 @@ fn report_glossary(rows: &[Row], ks: &[usize]) {
             continue;
         }
         let n = pairs.len() as f64;
-        let p = paired(&pairs.iter().map(|(a, b, _, _)| (*a, *b)).collect::<Vec<_>>());
-        let ratio = pairs.iter().map(|x| x.3).sum::<f64>() / pairs.iter().map(|x| x.2).sum::<f64>().max(1e-9);
+        let (p, ratio) = compared(&pairs);
         println!(
             "| {k} | {} | {:.1}% | {:.1}% | {} / {}, {:+.1} [{:+.1}, {:+.1}] | {ratio:.2}x |",
             pairs.len(),
