@@ -292,6 +292,14 @@ pub fn text_reply(text: &str) -> std::result::Result<String, LlmError> {
     Ok(text.to_string())
 }
 
+/// What marks a scripted reply as cut off at `max_tokens` ([`cut_off_reply`]).
+const CUT_OFF: &str = "\u{1}cut off\u{1}";
+
+/// A reply the model stopped at `max_tokens`: `text` is all it wrote.
+pub fn cut_off_reply(text: &str) -> std::result::Result<String, LlmError> {
+    Ok(format!("{CUT_OFF}{text}"))
+}
+
 /// The error of an endpoint that does not answer.
 pub fn unreachable() -> std::result::Result<String, LlmError> {
     Err(LlmError::Unreachable { endpoint: "http://127.0.0.1:1/v1".into(), cause: "connection refused".into() })
@@ -306,7 +314,11 @@ impl ScriptedModel {
         self.requests.push(request);
         let reply = if self.replies.len() > 1 { self.replies.pop_front() } else { self.replies.front().cloned() };
         let content = reply.unwrap_or_else(|| Err(LlmError::BadResponse { endpoint: "scripted".into(), cause: "no reply scripted".into() }))?;
-        Ok(ChatReply { content, model: "scripted".into(), usage: Usage { prompt_tokens: 10, completion_tokens: 2 }, attempts: 1, elapsed: Duration::from_millis(1) })
+        let (content, cut_off) = match content.strip_prefix(CUT_OFF) {
+            Some(rest) => (rest.to_string(), true),
+            None => (content, false),
+        };
+        Ok(ChatReply { content, model: "scripted".into(), usage: Usage { prompt_tokens: 10, completion_tokens: 2 }, attempts: 1, elapsed: Duration::from_millis(1), cut_off })
     }
 }
 

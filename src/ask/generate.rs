@@ -7,7 +7,7 @@ use std::time::Instant;
 
 use serde_json::{json, Value};
 
-use super::pipeline::{sample_values, Ask, FORMAT_ATTEMPTS};
+use super::pipeline::{sample_values, Ask, SQL_ANSWER_TOKENS};
 use super::probe::{observation, parse_step, step_schema, to_ground, ProbeBudget, StopReason};
 use super::prompts::{self, sql_schema, Generator};
 use super::repair::schema_hints;
@@ -140,7 +140,7 @@ impl<D: Database + ?Sized, M: Model + ?Sized> Ask<'_, '_, D, M> {
         let draft_messages = prompts::generate(&self.schema.text, q, e, &self.grounding, &self.constraints);
         let link_messages = prompts::link(&self.schema.text, q, e, &self.grounding);
         let requests = vec![
-            self.request(draft_messages.clone(), "sql_answer", sql_schema(), 700),
+            self.request(draft_messages.clone(), "sql_answer", sql_schema(), SQL_ANSWER_TOKENS),
             self.request(link_messages, "schema_links", prompts::link_schema(), 700),
         ];
         let mut replies = self.model.chat_all(requests).into_iter();
@@ -151,7 +151,7 @@ impl<D: Database + ?Sized, M: Model + ?Sized> Ask<'_, '_, D, M> {
         // reversed linking: the draft (an unusable first answer gets the usual format retries)
         let draft_reply = draft_reply?;
         self.trace.count(&draft_reply);
-        let draft = self.sql_answer(draft_messages, Stage::Draft, "", sql_schema(), Some(draft_reply.content))?.ok();
+        let draft = self.sql_answer(draft_messages, Stage::Draft, "", sql_schema(), Some(draft_reply))?.ok();
         let reversed = draft.as_deref().and_then(|d| check_query(d).ok()).map(|c| link::referenced(&c.query, &self.catalog)).unwrap_or_default();
         // direct linking
         let (direct, unknown) = match link_reply {
@@ -221,12 +221,12 @@ impl<D: Database + ?Sized, M: Model + ?Sized> Ask<'_, '_, D, M> {
             // that never runs does after repair; its answer is then the run's only reading
             Err(e) => {
                 let other = first.other();
-                let detail = format!("{} gave no usable SQL in {FORMAT_ATTEMPTS} answers ({e}); the {} prompt instead", first.name(), other.name());
+                let detail = format!("{} gave no usable SQL ({e}); the {} prompt instead", first.name(), other.name());
                 self.trace.step(Stage::Generate, Status::Stopped, detail, None, json!({"generator": first.name()}))?;
                 let messages = prompts::generate_with(other, &self.schema.text, self.question.text, self.question.evidence, &self.grounding, &self.constraints, &[]);
                 let sql = self.sql_answer(messages, Stage::Generate, other.name(), other.schema(), None)?.map_err(|e| {
                     no_usable_sql(format!(
-                        "the model did not return a usable SQL query after {FORMAT_ATTEMPTS} attempts with each of the {} and {} prompts: {e}",
+                        "the model did not return a usable SQL query to the {} prompt or to the {} prompt: {e}",
                         first.name(),
                         other.name()
                     ))
@@ -430,7 +430,7 @@ impl<D: Database + ?Sized, M: Model + ?Sized> Ask<'_, '_, D, M> {
         let requests: Vec<ChatRequest> = jobs
             .iter()
             .map(|(g, k, messages, _)| {
-                let mut request = self.request(messages.clone(), "sql_answer", g.schema(), 700);
+                let mut request = self.request(messages.clone(), "sql_answer", g.schema(), SQL_ANSWER_TOKENS);
                 if *k > 0 {
                     request.temperature = request.temperature.max(SAMPLE_TEMPERATURE);
                     request.seed = Some(self.opts.seed.unwrap_or(0) + *k as u64);
@@ -456,7 +456,7 @@ impl<D: Database + ?Sized, M: Model + ?Sized> Ask<'_, '_, D, M> {
             };
             self.trace.count(&reply);
             // an unusable first answer gets the sequential format retries of a single generation
-            match self.sql_answer(messages, Stage::Generate, &label, g.schema(), Some(reply.content.clone()))? {
+            match self.sql_answer(messages, Stage::Generate, &label, g.schema(), Some(reply.clone()))? {
                 Ok(sql) => {
                     self.trace.step(Stage::Generate, Status::Ok, format!("{label}: candidate SQL"), Some(sql.clone()),
                                     json!({"generator": g.name(), "sample": k + 1, "examples": examples,

@@ -29,6 +29,13 @@ use crate::trace::{Recorder, Stage, Status, Step, Trace};
 /// How many times the model may answer with something that is not SQL before the call fails.
 pub const FORMAT_ATTEMPTS: usize = 3;
 
+/// The tokens an answer holding one query may take. A query needs far fewer; an answer that
+/// reaches the limit is a model that ran off (repeating itself, or listing values it does not
+/// have), and asking it the same again at temperature 0 runs off the same way (a question that
+/// needs the countries of the European Union: six answers of 700 tokens, 9 minutes, with the
+/// 1.5B model), so such an answer is not asked again.
+pub const SQL_ANSWER_TOKENS: u32 = 700;
+
 /// Text columns sampled for the schema context, at most.
 const SAMPLED_COLUMNS: usize = 40;
 
@@ -288,25 +295,33 @@ impl<D: Database + ?Sized, M: Model + ?Sized> Ask<'_, '_, D, M> {
 
     /// The SQL of a usable answer, asking again (at most [`FORMAT_ATTEMPTS`] answers in all) with
     /// what was wrong; `first` is an answer already received from a fan-out, which counts as the
-    /// first. Retry steps are labelled with `label` (a generator's name, or nothing).
+    /// first. Retry steps are labelled with `label` (a generator's name, or nothing). An unusable
+    /// answer the model stopped at the token limit is not asked again ([`SQL_ANSWER_TOKENS`]).
     pub(super) fn sql_answer(
         &mut self,
         mut messages: Vec<Message>,
         stage: Stage,
         label: &str,
         schema: Value,
-        mut first: Option<String>,
+        mut first: Option<ChatReply>,
     ) -> Result<std::result::Result<String, String>> {
         let mut last = String::new();
         for attempt in 1..=FORMAT_ATTEMPTS {
-            let content = match first.take() {
-                Some(content) => content,
-                None => self.chat(messages.clone(), "sql_answer", schema.clone(), 700)?.content,
+            let reply = match first.take() {
+                Some(reply) => reply,
+                None => self.chat(messages.clone(), "sql_answer", schema.clone(), SQL_ANSWER_TOKENS)?,
             };
+            let content = reply.content;
             match parse_sql_answer(&content) {
                 Ok(sql) => return Ok(Ok(self.resolve_names(sql, label)?)),
                 Err(e) => {
                     let prefix = if label.is_empty() { String::new() } else { format!("{label}: ") };
+                    if reply.cut_off {
+                        let e = format!("the answer ran to the token limit ({SQL_ANSWER_TOKENS}) and was cut off ({e})");
+                        let detail = format!("{prefix}answer {attempt} was not usable: {e}; not asked again, a model that ran off once runs off again");
+                        self.trace.step(stage, Status::Stopped, detail, None, json!({"answer": content, "cut_off": true}))?;
+                        return Ok(Err(e));
+                    }
                     self.trace.step(stage, Status::Retry, format!("{prefix}answer {attempt} was not usable: {e}"), None, json!({"answer": content}))?;
                     messages.push(Message::assistant(content));
                     messages.push(Message::user(format!(

@@ -14,7 +14,7 @@ use crate::ground::values::ValueMatch;
 use crate::options::{AskOptions, Settings};
 use crate::select::answer::{Answer, RowSemantics};
 use crate::select::separate::{Found, Report, RowId};
-use crate::testing::{failed, rel, rows, sql_reply, text_reply, unreachable, ScriptedDb, ScriptedModel};
+use crate::testing::{cut_off_reply, failed, rel, rows, sql_reply, text_reply, unreachable, ScriptedDb, ScriptedModel};
 use crate::trace::{Numbering, Stage, Status};
 
 fn run(db: &mut ScriptedDb, model: &mut ScriptedModel, question: &str, options: Value) -> Result<Explanation> {
@@ -229,13 +229,35 @@ fn an_unusable_answer_is_asked_again_with_what_was_wrong() {
 }
 
 #[test]
+fn an_unusable_answer_cut_off_at_the_token_limit_is_not_asked_again() {
+    // the model ran off on the first prompt (listing values until max_tokens): that prompt is not
+    // asked again; the other generator's prompt is, and its answer is the candidate
+    let ran_off = cut_off_reply(r#"{"steps": ["Which customers live in the European Union?"], "sql": "SELECT name FROM customers WHERE city IN ('Paris', 'Lyon', 'Paris', 'Lyon', "#);
+    let mut model = ScriptedModel::new(vec![ran_off.clone(), sql_reply(TITLES)]);
+    let e = run(&mut ScriptedDb::bookshop(), &mut model, "List the titles of the books.", json!({"probe": false})).unwrap();
+    assert_eq!(steps_of(&e, Stage::Generate), ["stopped", "stopped", "ok"]);
+    let cut = e.steps.iter().find(|s| s.stage == Stage::Generate).unwrap();
+    assert!(cut.detail.contains("cut off") && cut.detail.contains("not asked again"), "{}", cut.detail);
+    assert_eq!(model.requests.len(), 2);
+    // both prompts run off: the call fails at once, saying why, after two answers instead of six
+    let mut model = ScriptedModel::new(vec![ran_off]);
+    let e = run(&mut ScriptedDb::bookshop(), &mut model, "List the names of the customers.", json!({"probe": false})).unwrap_err();
+    assert!(e.message.contains("ran to the token limit (700) and was cut off"), "{}", e.message);
+    assert_eq!(model.requests.len(), 2);
+    // an answer cut off after a complete query is used as it is
+    let mut model = ScriptedModel::new(vec![cut_off_reply(&format!("{{\"sql\": \"{TITLES}\"}} and then the model went on and on"))]);
+    let e = run(&mut ScriptedDb::bookshop(), &mut model, "List the titles of the books.", json!({"probe": false})).unwrap();
+    assert_eq!(steps_of(&e, Stage::Generate), ["ok"]);
+}
+
+#[test]
 fn three_unusable_answers_fail_clearly() {
     let (mut db, mut model) = (ScriptedDb::bookshop(), ScriptedModel::new(vec![sql_reply("DELETE FROM books")]));
     let e = run(&mut db, &mut model, "Remove the books", json!({"probe": false})).unwrap_err();
     assert_eq!(e.sqlstate, "38000");
     assert_eq!(
         e.message,
-        "the model did not return a usable SQL query after 3 attempts with each of the decompose and direct prompts: not a usable query: only read-only queries are accepted, got DELETE"
+        "the model did not return a usable SQL query to the decompose prompt or to the direct prompt: not a usable query: only read-only queries are accepted, got DELETE"
     );
     assert_eq!(model.requests.len(), 6);
     // one prompt's three unusable answers, then the other's usable one: the run goes on

@@ -61,6 +61,7 @@ pub(super) fn reply_of(
         usage: Usage::from_response(value),
         attempts,
         elapsed: started.elapsed(),
+        cut_off: value["choices"][0]["finish_reason"] == "length",
     })
 }
 
@@ -385,6 +386,19 @@ mod tests {
         assert!(matches!(e, LlmError::BadResponse { .. }), "{e:?}");
         assert_eq!(e.sqlstate(), "38000");
         assert!(e.to_string().contains(&base) && e.to_string().contains("reading the body"), "{e}");
+    }
+
+    #[test]
+    fn an_answer_stopped_at_max_tokens_is_marked_cut_off() {
+        let endpoint = endpoint("http://127.0.0.1:1/v1".into());
+        let reply = |finish: Value| {
+            let body = json!({"choices": [{"message": {"content": "{\"sql\": \"SELECT name FROM"}, "finish_reason": finish}]});
+            reply_of(&body, &endpoint, "shown", 1, Instant::now()).unwrap()
+        };
+        assert!(reply(json!("length")).cut_off);
+        assert!(!reply(json!("stop")).cut_off);
+        // an endpoint that does not say why it stopped: not known to be cut off
+        assert!(!reply(Value::Null).cut_off);
     }
 
     #[test]

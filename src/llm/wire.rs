@@ -145,6 +145,9 @@ pub struct ChatReply {
     pub usage: Usage,
     pub attempts: u32,
     pub elapsed: Duration,
+    /// The model stopped at the request's `max_tokens` (`finish_reason` `length`): the content
+    /// is the beginning of an answer, not all of it.
+    pub cut_off: bool,
 }
 
 #[derive(Debug, Clone)]
