@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # Start, stop or check the local model servers: a chat model and the embedding model.
 #   scripts/llm.sh start|stop|status|restart
+#   scripts/llm.sh stop chat|embed      one of them
+#   scripts/llm.sh serving chat|embed   the model a server serves, nothing when it is down
 # NL2SQL_CHAT_MODEL=0.5b|1.5b picks the chat model (default 1.5b); ports NL2SQL_CHAT_PORT / NL2SQL_EMBED_PORT.
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/env.sh"
@@ -88,8 +90,19 @@ status() {
 
 case "${1:-status}" in
     start) start ;;
-    stop) stop_one chat; stop_one embed ;;
+    stop)
+        case "${2:-both}" in
+            chat | embed) stop_one "$2" ;;
+            both) stop_one chat; stop_one embed ;;
+            *) die "usage: $0 stop [chat|embed]" ;;
+        esac ;;
+    serving)
+        case "${2:-}" in
+            chat) serving_alias "$NL2SQL_CHAT_PORT" ;;
+            embed) serving_alias "$NL2SQL_EMBED_PORT" ;;
+            *) die "usage: $0 serving chat|embed" ;;
+        esac ;;
     restart) stop_one chat; stop_one embed; start ;;
     status) status ;;
-    *) die "usage: $0 start|stop|status|restart" ;;
+    *) die "usage: $0 start|stop [chat|embed]|status|restart|serving chat|embed" ;;
 esac

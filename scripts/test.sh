@@ -10,6 +10,29 @@ source "$(dirname "${BASH_SOURCE[0]}")/env.sh"
 cd "$NL2SQL_REPO"
 
 NL2SQL_SETUP_MODELS="0.5b" "$NL2SQL_REPO/scripts/setup.sh" all
+
+# What runs when the tests end, however they end (one EXIT trap; each step adds to it).
+on_exit=()
+at_exit() { local step; for step in "${on_exit[@]}"; do "$step" || true; done; }
+trap at_exit EXIT
+
+# The tests use the fast chat model. The model servers are left as they were found: a server
+# these tests started is stopped at the end, a chat server that served another model is switched
+# back to it, a server that was already up stays up.
+chat_before=$("$NL2SQL_REPO/scripts/llm.sh" serving chat)
+embed_before=$("$NL2SQL_REPO/scripts/llm.sh" serving embed)
+restore_servers() {
+    case "$chat_before" in
+        "") "$NL2SQL_REPO/scripts/llm.sh" stop chat ;;
+        qwen2.5-coder-0.5b-instruct) ;;
+        qwen2.5-coder-*-instruct)
+            local size=${chat_before#qwen2.5-coder-}
+            log "switching the chat server back to $chat_before, as it was before the tests"
+            NL2SQL_CHAT_MODEL=${size%-instruct} "$NL2SQL_REPO/scripts/llm.sh" start ;;
+    esac
+    [ -n "$embed_before" ] || "$NL2SQL_REPO/scripts/llm.sh" stop embed
+}
+on_exit+=(restore_servers)
 NL2SQL_CHAT_MODEL=0.5b "$NL2SQL_REPO/scripts/llm.sh" start
 
 log "the served embedding model against a numpy reference of the original weights"
@@ -37,7 +60,7 @@ if [ -f "$pkglib/nl2sql.so" ]; then
         cp -p "$saved/extension/"* "$extdir/"
         log "restored the nl2sql build that was installed before the tests ($pkglib/nl2sql.so)"
     }
-    trap restore_installed EXIT
+    on_exit=(restore_installed "${on_exit[@]}")
 fi
 
 log "integration tests (pgrx test cluster, PostgreSQL 15)"
