@@ -80,8 +80,10 @@ impl<D: Database + ?Sized, M: Model + ?Sized> Ask<'_, '_, D, M> {
             Verdict::Answerable => {
                 let detail = match (&vote, evidence.suspicion()) {
                     (_, None) => format!("every word the question names links to the schema ({} words)", evidence.links.len()),
-                    (Some(v), Some(_)) if v.answerable => {
-                        format!("{} link to nothing, but the model reads them as the schema's: answerable", quoted(&evidence.unlinked().iter().map(|l| l.word.clone()).collect::<Vec<_>>()))
+                    // the words the model was shown: those that link to nothing, or, when nothing
+                    // links, every word the question names (verbs and unmatched names included)
+                    (Some(v), Some(scope::Suspicion::Missing(words) | scope::Suspicion::Unrelated(words))) if v.answerable => {
+                        format!("{} link to nothing, but the model reads them as the schema's: answerable", quoted(&words))
                     }
                     _ => "some words link to nothing, and no vote confirmed it: answerable".into(),
                 };
