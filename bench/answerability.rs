@@ -208,7 +208,7 @@ fn scope_of(db: &str, question: &str) -> (bool, Option<String>, String, bool, f6
         }
         Ok(_) => (false, None, "no scope step".into(), false, seconds),
         // a run that fails after the scope step (no query that runs) was not refused
-        Err(e) => (false, None, format!("run failed after scope: {}", e.as_db_error().map_or_else(|| e.to_string(), |d| format!("{}: {}", d.code().code(), d.message()))), false, seconds),
+        Err(e) => (false, None, format!("run failed after scope: {}", spider::server_error(&e)), false, seconds),
     }
 }
 

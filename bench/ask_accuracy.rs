@@ -241,7 +241,7 @@ fn main() {
             let (sql, error) = match answer {
                 // NULL: the run found no SQL to hand over (its status says why)
                 Ok(r) => (r.get::<_, Option<String>>(0), None),
-                Err(e) => (None, Some(e.as_db_error().map_or_else(|| e.to_string(), |d| format!("{}: {}", d.code().code(), d.message())))),
+                Err(e) => (None, Some(spider::server_error(&e))),
             };
             let pred = sql.as_deref().map(|s| rows(client, s));
             let (strict, tie) = match &pred {

@@ -219,7 +219,7 @@ fn main() {
             let line = json!({"key": key, "db": db_id, "question_id": q["question_id"], "question": text, "config": config,
                 "strict": strict, "status": status, "seconds": seconds, "prompt_tokens": prompt_tokens, "fails": fails,
                 "schema": schema, "ambiguous_right": ambiguous_right, "sql": sql, "schema_step": detail, "alternative": alternative, "readings": readings,
-                "error": answer.err().map(|e| e.as_db_error().map_or_else(|| e.to_string(), |d| format!("{}: {}", d.code().code(), d.message())))});
+                "error": answer.err().map(|e| spider::server_error(&e))});
             writeln!(raw, "{line}").expect("write results");
             raw.flush().expect("flush results");
             println!("{key} {config:7} {} {status:11} {seconds:5.1}s {}", if strict { "ok " } else { "BAD" }, sql.unwrap_or_default());

@@ -10,6 +10,11 @@ use serde_json::Value;
 use sqlparser::dialect::PostgreSqlDialect;
 use sqlparser::parser::Parser;
 
+/// A failed statement as the server reported it (`SQLSTATE: message`), not the driver's "db error".
+pub fn server_error(e: &postgres::Error) -> String {
+    e.as_db_error().map_or_else(|| e.to_string(), |d| format!("{}: {}", d.code().code(), d.message()))
+}
+
 pub fn connect(db: &str) -> Client {
     let sock = std::env::var("NL2SQL_SOCKDIR").unwrap_or_else(|_| format!("{}/.work/run", env!("CARGO_MANIFEST_DIR")));
     let port = std::env::var("NL2SQL_PGPORT").unwrap_or_else(|_| "54815".into());
