@@ -89,20 +89,33 @@ fn ask_execute_returns_rows_as_objects() {
     assert!(rows.iter().all(Value::is_object), "{rows:?}");
 }
 
-#[pg_test(error = "the model did not return a usable SQL query to the decompose prompt or to the direct prompt: the model's answer holds no JSON object or array")]
-fn ask_non_sql_answers_fail_clearly_after_retries() {
+/// The run of a question the model gave no usable SQL for: it ends `error`, in the audit log with
+/// its reason; nl2sql returns NULL, nl2sql_execute raises 38000 saying the error undoes the run.
+fn no_usable_sql_ends_the_run(answers: &'static [&'static str], question: &str, why: &str) {
     load_bookshop();
-    let url = scripted_llm(&["I am sorry, I cannot help with databases."], 10);
+    let url = scripted_llm(answers, 40);
     exec(&format!("SET LOCAL nl2sql.llm_endpoint = '{url}'"));
-    Spi::get_one::<String>("SELECT nl2sql('How many books are there?', NULL, '{\"probe\": false}')").unwrap();
+    let sql = Spi::get_one_with_args::<String>("SELECT nl2sql($1, NULL, '{\"probe\": false}')", &[question.into()]).unwrap();
+    assert_eq!(sql, None, "no SQL to hand over");
+    let logged = json_of("SELECT jsonb_build_object('status', status, 'error', error, 'sql', chosen_sql) FROM nl2sql.runs ORDER BY run_id DESC LIMIT 1");
+    assert_eq!((&logged["status"], &logged["sql"]), (&json!("error"), &Value::Null), "{logged}");
+    let error = logged["error"].as_str().unwrap();
+    assert!(
+        error.starts_with(&format!("no usable SQL: the model did not return a usable SQL query to the decompose prompt or to the direct prompt: {why}")),
+        "{error}"
+    );
+    let raised = error_of(&format!("nl2sql_execute('{}', NULL, '{{\"probe\": false}}')", question.replace('\'', "''"))).expect("nl2sql_execute raises");
+    assert!(raised.starts_with("38000: nl2sql has no answer to give (run ") && raised.contains("this error undoes its audit rows") && raised.contains(why), "{raised}");
 }
 
-#[pg_test(error = "the model did not return a usable SQL query to the decompose prompt or to the direct prompt: not a usable query: only read-only queries are accepted, got DELETE")]
+#[pg_test]
+fn ask_non_sql_answers_end_the_run_in_error_after_retries() {
+    no_usable_sql_ends_the_run(&["I am sorry, I cannot help with databases."], "How many books are there?", "the model's answer holds no JSON object or array");
+}
+
+#[pg_test]
 fn ask_a_model_answering_dml_is_refused() {
-    load_bookshop();
-    let url = scripted_llm(&["{\"sql\": \"DELETE FROM books\"}"], 10);
-    exec(&format!("SET LOCAL nl2sql.llm_endpoint = '{url}'"));
-    Spi::get_one::<String>("SELECT nl2sql('Remove the books', NULL, '{\"probe\": false}')").unwrap();
+    no_usable_sql_ends_the_run(&["{\"sql\": \"DELETE FROM books\"}"], "Remove the books", "not a usable query: only read-only queries are accepted, got DELETE");
 }
 
 #[pg_test(error = "unknown option \"bogus\"")]
@@ -316,27 +329,17 @@ fn ask_n_version_settles_a_split_by_a_tournament() {
 fn ask_two_round_with_the_local_model_links_real_tables() {
     load_bookshop();
     // The claim is the link step's; the 0.5B model sometimes cannot then write a usable final query
-    // for a long join (38000 after three answers), which rolls the run back. Each question is asked
-    // in its own subtransaction, and the first run that completes is read. Refusal off: the scope
-    // stage would put the unlinked "bought" to the model.
-    exec(
-        "DO $$ DECLARE q text; BEGIN
-           FOREACH q IN ARRAY ARRAY['Which customers bought which books?', 'List the title of each book with the name of its author.'] LOOP
-             BEGIN
-               PERFORM * FROM nl2sql_run(q, NULL, '{\"probe\": false, \"verify\": false, \"two_round\": true, \"refuse\": false}');
-               EXIT;
-             EXCEPTION WHEN SQLSTATE '38000' THEN RAISE NOTICE 'the model gave no usable SQL for %', q;
-             END;
-           END LOOP;
-         END $$",
-    );
-    let run_id = Spi::get_one::<i64>("SELECT max(run_id) FROM nl2sql.runs").unwrap();
-    let rows: Vec<(String, String, Option<String>)> = Spi::connect(|c| {
-        c.select(&format!("SELECT stage, status, sql FROM nl2sql.steps WHERE run_id = {} ORDER BY step", run_id.expect("a run completed")), None, &[])
-            .unwrap()
-            .map(|r| (r.get::<String>(1).unwrap().unwrap(), r.get::<String>(2).unwrap().unwrap(), r.get::<String>(3).unwrap()))
-            .collect()
-    });
+    // for a long join (the run ends `error` with no generated SQL), so the second question is asked
+    // when the first run wrote none, and the last run is read. Refusal off: the scope stage would
+    // put the unlinked "bought" to the model.
+    let options = "{\"probe\": false, \"verify\": false, \"two_round\": true, \"refuse\": false}";
+    let (mut run_id, mut rows) = (None, Vec::new());
+    for q in ["Which customers bought which books?", "List the title of each book with the name of its author."] {
+        (run_id, rows) = run_question(q, options);
+        if rows.iter().any(|(s, st, _)| s == "generate" && st == "ok") {
+            break;
+        }
+    }
     let link = json_of(&format!("SELECT output FROM nl2sql.steps WHERE run_id = {} AND stage = 'link' AND status = 'ok'", run_id.unwrap()));
     // the real model's direct linking names tables of this schema; the closure joins them
     let direct = link["sources"]["direct"].as_array().unwrap_or_else(|| panic!("{rows:?} {link}"));

@@ -14,7 +14,7 @@ use super::repair::schema_hints;
 use crate::catalog::RelName;
 use crate::context;
 use crate::effects::{Database, Model};
-use crate::error::{Error, Kind, Result};
+use crate::error::{Error, Result};
 use crate::ground::link::{self, Linked};
 use crate::ground::same;
 use crate::ground::taught::{self, Example, TaughtLimits};
@@ -42,9 +42,10 @@ const FEW_SHOT_EXAMPLES: usize = 3;
 /// dropped.
 const NEAREST_EXAMPLES: usize = 20;
 
-fn no_usable_sql(message: String) -> Error {
-    Error::new(Kind::Model, message).with_hint("Try a larger model (options {\"llm_model\": ...}) or rephrase the question.")
-}
+/// What a generation stage gives: the candidate SQL, or why the model gave none that is usable
+/// (every prompt's answers unusable): the run then ends `error` with that reason, in the audit log,
+/// rather than as an error that rolls the run back with the caller's transaction.
+pub(super) type Generated = std::result::Result<String, String>;
 
 impl<D: Database + ?Sized, M: Model + ?Sized> Ask<'_, '_, D, M> {
     /// The probe loop: the model asks bounded read-only queries until it has what it needs, the
@@ -211,7 +212,7 @@ impl<D: Database + ?Sized, M: Model + ?Sized> Ask<'_, '_, D, M> {
 
     /// One generation by the one generator (the default `decompose`: the sub-questions first, then
     /// one query; `direct`: the query alone).
-    pub(super) fn single(&mut self) -> Result<String> {
+    pub(super) fn single(&mut self) -> Result<Generated> {
         let first = self.opts.generators[0];
         let messages = prompts::generate_with(first, &self.schema.text, self.question.text, self.question.evidence, &self.grounding, &self.constraints, &[]);
         let (g, sql) = match self.sql_answer(messages, Stage::Generate, "", first.schema(), None)? {
@@ -224,19 +225,22 @@ impl<D: Database + ?Sized, M: Model + ?Sized> Ask<'_, '_, D, M> {
                 let detail = format!("{} gave no usable SQL ({e}); the {} prompt instead", first.name(), other.name());
                 self.trace.step(Stage::Generate, Status::Stopped, detail, None, json!({"generator": first.name()}))?;
                 let messages = prompts::generate_with(other, &self.schema.text, self.question.text, self.question.evidence, &self.grounding, &self.constraints, &[]);
-                let sql = self.sql_answer(messages, Stage::Generate, other.name(), other.schema(), None)?.map_err(|e| {
-                    no_usable_sql(format!(
-                        "the model did not return a usable SQL query to the {} prompt or to the {} prompt: {e}",
-                        first.name(),
-                        other.name()
-                    ))
-                })?;
+                let sql = match self.sql_answer(messages, Stage::Generate, other.name(), other.schema(), None)? {
+                    Ok(sql) => sql,
+                    Err(e) => {
+                        return Ok(Err(format!(
+                            "the model did not return a usable SQL query to the {} prompt or to the {} prompt: {e}",
+                            first.name(),
+                            other.name()
+                        )))
+                    }
+                };
                 self.fresh = Some(other);
                 (other, sql)
             }
         };
         self.trace.step(Stage::Generate, Status::Ok, format!("{}: candidate SQL", g.name()), Some(sql.clone()), json!({"generator": g.name()}))?;
-        Ok(sql)
+        Ok(Ok(sql))
     }
 
     /// Up to `k` verified examples for the few-shot generator: nearest by the embedding of the
@@ -401,7 +405,7 @@ impl<D: Database + ?Sized, M: Model + ?Sized> Ask<'_, '_, D, M> {
     /// their experts' weights (`generator:model`); the heaviest cluster's first candidate goes on
     /// to verification, or, with `select: tournament` and no clear majority, the winner of the
     /// duels on separating instances.
-    pub(super) fn n_version(&mut self) -> Result<String> {
+    pub(super) fn n_version(&mut self) -> Result<Generated> {
         // 1. the prompts
         let mut jobs: Vec<(Generator, usize, Vec<Message>, usize)> = Vec::new();
         for g in self.opts.generators.clone() {
@@ -471,15 +475,13 @@ impl<D: Database + ?Sized, M: Model + ?Sized> Ask<'_, '_, D, M> {
             }
         }
         if candidates.is_empty() {
-            return Err(match first_error {
-                Some(e) => e.into(),
-                None => no_usable_sql(format!(
-                    "no generator returned a usable SQL query ({})",
-                    first_unusable.as_deref().unwrap_or("no generator ran")
-                )),
-            });
+            // a model that cannot be reached is the call's error; answers that hold no usable SQL end the run
+            return match first_error {
+                Some(e) => Err(e.into()),
+                None => Ok(Err(format!("no generator returned a usable SQL query ({})", first_unusable.as_deref().unwrap_or("no generator ran")))),
+            };
         }
-        self.candidates_stage(candidates, fanout_ms)
+        self.candidates_stage(candidates, fanout_ms).map(Ok)
     }
 
     /// The `candidates` stage: run, cluster, weigh; a tournament when asked for and contested.

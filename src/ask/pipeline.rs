@@ -63,7 +63,8 @@ pub struct Explanation {
     pub alternative: Option<(String, String)>,
     /// How the run ended: `ok`, `ambiguous` (verified, but another reading is as well supported),
     /// `unverified` (it runs, with open problems, or verification was off), `error` (no query
-    /// that runs: `chosen_sql` is the best attempt, never an answer) or `unanswerable` (the
+    /// that runs: `chosen_sql` is the best attempt, never an answer, or empty when the model wrote
+    /// no usable query) or `unanswerable` (the
     /// database cannot answer the question: no SQL was written, `chosen_sql` is empty).
     pub status: Status,
 }
@@ -434,7 +435,11 @@ impl<D: Database + ?Sized, M: Model + ?Sized> Ask<'_, '_, D, M> {
         if self.opts.two_round {
             self.link_round()?;
         }
-        let sql = if self.opts.single_generation() { self.single()? } else { self.n_version()? };
+        let generated = if self.opts.single_generation() { self.single()? } else { self.n_version()? };
+        let sql = match generated {
+            Ok(sql) => sql,
+            Err(reason) => return self.no_query(reason),
+        };
         if !self.opts.verify {
             self.trace.step(Stage::Verify, Status::Skipped, "verification is off", Some(sql.clone()), Value::Null)?;
             return self.finish(Attempt { sql, violated: vec![], problems: vec![], fails: false }, false);
@@ -482,6 +487,26 @@ impl<D: Database + ?Sized, M: Model + ?Sized> Ask<'_, '_, D, M> {
             llm_calls: self.trace.llm_calls,
             alternative: None,
             status: Status::Unanswerable,
+        })
+    }
+
+    /// End the run without SQL: the model wrote no usable query (every prompt's answers were not
+    /// one read-only query). A run that ends `error`, recorded like any other, not an error that
+    /// takes the audit row back with the caller's transaction.
+    fn no_query(mut self, reason: String) -> Result<Explanation> {
+        let detail = format!("no usable SQL: {reason}; a larger model (option llm_model) or a rephrased question may give one");
+        let data = json!({"open_problems": [reason], "prompt_tokens": self.trace.usage.prompt_tokens,
+                          "completion_tokens": self.trace.usage.completion_tokens, "llm_calls": self.trace.llm_calls});
+        self.trace.step(Stage::Chosen, Status::Error, detail, None, data)?;
+        Ok(Explanation {
+            steps: self.trace.steps,
+            chosen_sql: String::new(),
+            verified: false,
+            open_problems: vec![reason],
+            usage: self.trace.usage,
+            llm_calls: self.trace.llm_calls,
+            alternative: None,
+            status: Status::Error,
         })
     }
 

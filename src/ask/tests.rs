@@ -241,8 +241,9 @@ fn an_unusable_answer_cut_off_at_the_token_limit_is_not_asked_again() {
     assert_eq!(model.requests.len(), 2);
     // both prompts run off: the call fails at once, saying why, after two answers instead of six
     let mut model = ScriptedModel::new(vec![ran_off]);
-    let e = run(&mut ScriptedDb::bookshop(), &mut model, "List the names of the customers.", json!({"probe": false})).unwrap_err();
-    assert!(e.message.contains("ran to the token limit (700) and was cut off"), "{}", e.message);
+    let e = run(&mut ScriptedDb::bookshop(), &mut model, "List the names of the customers.", json!({"probe": false})).unwrap();
+    assert_eq!(e.status(), Status::Error);
+    assert!(e.reason().contains("ran to the token limit (700) and was cut off"), "{}", e.reason());
     assert_eq!(model.requests.len(), 2);
     // an answer cut off after a complete query is used as it is
     let mut model = ScriptedModel::new(vec![cut_off_reply(&format!("{{\"sql\": \"{TITLES}\"}} and then the model went on and on"))]);
@@ -251,14 +252,18 @@ fn an_unusable_answer_cut_off_at_the_token_limit_is_not_asked_again() {
 }
 
 #[test]
-fn three_unusable_answers_fail_clearly() {
+fn three_unusable_answers_end_the_run_in_error() {
     let (mut db, mut model) = (ScriptedDb::bookshop(), ScriptedModel::new(vec![sql_reply("DELETE FROM books")]));
-    let e = run(&mut db, &mut model, "Remove the books", json!({"probe": false})).unwrap_err();
-    assert_eq!(e.sqlstate, "38000");
+    let e = run(&mut db, &mut model, "Remove the books", json!({"probe": false})).unwrap();
+    // the run ends `error`, recorded with its reason, and hands over no SQL
+    assert_eq!((e.status(), e.answered(), e.chosen_sql.as_str()), (Status::Error, false, ""));
+    let chosen = e.steps.last().unwrap();
+    assert_eq!((chosen.stage, chosen.status, chosen.sql.as_deref()), (Stage::Chosen, Status::Error, None));
     assert_eq!(
-        e.message,
-        "the model did not return a usable SQL query to the decompose prompt or to the direct prompt: not a usable query: only read-only queries are accepted, got DELETE"
+        e.open_problems,
+        ["the model did not return a usable SQL query to the decompose prompt or to the direct prompt: not a usable query: only read-only queries are accepted, got DELETE"]
     );
+    assert!(e.reason().starts_with("no usable SQL: the model did not return a usable SQL query"), "{}", e.reason());
     assert_eq!(model.requests.len(), 6);
     // one prompt's three unusable answers, then the other's usable one: the run goes on
     let bad = sql_reply("SELECT `title` FROM books");
@@ -597,7 +602,7 @@ fn a_split_is_settled_by_a_tournament_recorded_in_the_same_run() {
 }
 
 #[test]
-fn a_failed_generator_is_a_step_and_all_failing_is_the_error() {
+fn a_failed_generator_is_a_step_unreachable_is_the_error_and_unusable_ends_the_run() {
     let mut model = ScriptedModel::new(vec![unreachable(), sql_reply(CHEAPEST)]);
     let options = json!({"probe": false, "verify": false, "generators": ["direct", "skeleton"]});
     let e = run(&mut split_db(), &mut model, "Which author wrote the cheapest book?", options.clone()).unwrap();
@@ -607,9 +612,9 @@ fn a_failed_generator_is_a_step_and_all_failing_is_the_error() {
     let e = run(&mut split_db(), &mut model, "Which author wrote the cheapest book?", options.clone()).unwrap_err();
     assert_eq!(e.sqlstate, "08001");
     let mut model = ScriptedModel::new(vec![text_reply("no")]);
-    let e = run(&mut split_db(), &mut model, "Which author wrote the cheapest book?", options.clone()).unwrap_err();
-    assert_eq!(e.sqlstate, "38000");
-    assert!(e.message.starts_with("no generator returned a usable SQL query (direct: no usable SQL: "), "{}", e.message);
+    let e = run(&mut split_db(), &mut model, "Which author wrote the cheapest book?", options.clone()).unwrap();
+    assert_eq!((e.status(), e.answered()), (Status::Error, false));
+    assert!(e.open_problems[0].starts_with("no generator returned a usable SQL query (direct: no usable SQL: "), "{:?}", e.open_problems);
     // the experts' weights cannot be read: the run ends with that error
     let mut db = split_db();
     db.failing = vec!["weights"];

@@ -57,9 +57,15 @@ fn run(function: &'static str, question: Option<&str>, evidence: Option<&str>, o
     Ok((run_id, e, opts))
 }
 
-/// The words of a run that gave no SQL to hand over: which run, and why.
-fn no_answer(run_id: Option<i64>, e: &Explanation) -> String {
-    let run = run_id.map_or_else(String::new, |id| format!(" (run {id}; SELECT * FROM nl2sql_explain({id}) shows every step)"));
+/// The words of a run that gave no SQL to hand over: which run, and why. `undone`: the call ends
+/// in an error, which takes the run's audit rows back with the transaction; the server log keeps
+/// the run ([`audit::log_undone`]).
+fn no_answer(run_id: Option<i64>, e: &Explanation, undone: bool) -> String {
+    let run = match run_id {
+        Some(id) if undone => format!(" (run {id}: this error undoes its audit rows, the server log keeps the run)"),
+        Some(id) => format!(" (run {id}; SELECT * FROM nl2sql_explain({id}) shows every step)"),
+        None => String::new(),
+    };
     format!("nl2sql has no answer to give{run}: {}", e.reason())
 }
 
@@ -70,7 +76,7 @@ fn no_answer(run_id: Option<i64>, e: &Explanation) -> String {
 fn nl2sql(question: Option<&str>, evidence: default!(Option<&str>, "NULL"), options: default!(Option<JsonB>, "'{}'")) -> std::result::Result<Option<String>, ErrorReport> {
     let (run_id, e, _) = run("nl2sql", question, evidence, options).sql()?;
     if !e.answered() {
-        pgrx::warning!("{}", no_answer(run_id, &e));
+        pgrx::warning!("{}", no_answer(run_id, &e, false));
         return Ok(None);
     }
     Ok(Some(e.chosen_sql))
@@ -133,14 +139,14 @@ fn nl2sql_execute(
     let (run_id, e, opts) = run("nl2sql_execute", question, evidence, options).sql()?;
     if !e.answered() {
         // a BI tool must see why, not an empty result it would take for "no rows"; the error rolls
-        // the audit row back with the transaction, so the server log keeps the run
-        pgrx::log!("nl2sql_execute: {}", no_answer(run_id, &e));
+        // the audit rows back with the transaction, so the server log keeps the run
+        audit::log_undone(run_id, "nl2sql_execute", question.unwrap_or_default(), e.status().as_str(), &e.steps);
         let error = if e.status() == Status::Unanswerable {
-            Error::new(Kind::NotSupported, no_answer(run_id, &e)).with_hint(
+            Error::new(Kind::NotSupported, no_answer(run_id, &e, true)).with_hint(
                 "Ask about what the tables hold (nl2sql_schema() lists them); to get SQL whatever the question, pass the option {\"refuse\": false} or SET nl2sql.refuse = off.",
             )
         } else {
-            Error::new(Kind::Model, no_answer(run_id, &e))
+            Error::new(Kind::Model, no_answer(run_id, &e, true))
                 .with_hint("nl2sql_run(question) shows every step and the best attempt; rephrase the question or name the tables and columns it is about.")
         };
         return Err(error).sql();

@@ -178,6 +178,21 @@ impl Recorder for Audit {
     }
 }
 
+/// A run whose audit rows the call's own error is about to undo (`nl2sql_execute` raising for a
+/// run without an answer): the whole run, every step with its data, goes to the server log, so
+/// the DBA still has what the rolled-back rows held.
+pub fn log_undone(run_id: Option<i64>, function: &str, question: &str, status: &str, steps: &[Step]) {
+    let steps: Vec<Value> = steps
+        .iter()
+        .map(|s| serde_json::json!({"step": s.number, "stage": s.stage.as_str(), "status": s.status.as_str(), "detail": s.detail, "sql": s.sql, "output": s.data}))
+        .collect();
+    let run = run_id.map_or_else(|| "(no audit row)".to_string(), |id| id.to_string());
+    pgrx::log!(
+        "nl2sql run {run} of {function} ends {status} and its error undoes the run's audit rows; the run: {}",
+        serde_json::json!({"question": question, "status": status, "steps": steps})
+    );
+}
+
 /// One row of an explanation, as read back from the audit log.
 pub struct LoggedStep {
     pub step: i32,
