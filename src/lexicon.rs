@@ -305,18 +305,31 @@ pub const REQUEST_VERBS: &[&str] = &[
     "access", "check", "fetch", "print", "write", "sum", "rank", "group", "order",
 ];
 
+/// Words that open a noun phrase. After "should have" they make it a condition on what a thing
+/// holds ("the orders that should have a delivery date", "accounts that should have at
+/// least two owners"), where a past participle makes it a judgement ("which film should have won").
+pub const NOUN_PHRASE_OPENERS: &[&str] = &[
+    "a", "an", "the", "no", "some", "any", "more", "less", "fewer", "at", "over", "under", "exactly", "only", "its", "their",
+    "his", "her", "between", "one", "two", "three", "four", "five", "several", "many", "multiple",
+];
+
 /// What the question asks that SQL over stored data cannot give, if anything. "How can I …" or
-/// "how do we …" followed by a verb of asking for data is a request.
+/// "how do we …" followed by a verb of asking for data is a request; "should have" followed by a
+/// noun phrase is a condition.
 pub fn beyond_data(question: &str) -> Option<(BeyondData, String)> {
     let q = question.to_lowercase();
     BEYOND_DATA.iter().find_map(|(kind, re)| {
         let m = re.find(&q)?;
         let phrase = m.as_str().trim();
-        if *kind == BeyondData::Advice && phrase.starts_with("how") {
-            let next = q[m.end()..].split(|c: char| !c.is_alphanumeric()).find(|w| !w.is_empty()).unwrap_or("");
-            if REQUEST_VERBS.contains(&next) {
-                return None;
-            }
+        let next = q[m.end()..].split(|c: char| !c.is_alphanumeric()).find(|w| !w.is_empty()).unwrap_or("");
+        if *kind == BeyondData::Advice && phrase.starts_with("how") && REQUEST_VERBS.contains(&next) {
+            return None;
+        }
+        if *kind == BeyondData::Advice
+            && phrase.ends_with(" have")
+            && (NOUN_PHRASE_OPENERS.contains(&next) || (!next.is_empty() && next.chars().all(|c| c.is_ascii_digit())))
+        {
+            return None;
         }
         Some((*kind, phrase.to_string()))
     })

@@ -370,6 +370,10 @@ mod tests {
             "How do we list the customers by city?",
             "Who are the nominees that were nominated at least two times?",
             "What are the names of the best 3 players?",
+            // "should have" and a noun phrase: a condition on what is stored, not a judgement
+            "List the invoices that should have a payment date before March.",
+            "Which wells should have more than 3 inspections on record?",
+            "When was the last reading of a sensor that should have 2 calibrations?",
         ] {
             assert!(lexicon::beyond_data(q).is_none(), "{q}");
         }
