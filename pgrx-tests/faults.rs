@@ -33,7 +33,7 @@ fn model_faults_are_clear_errors_within_the_configured_time() {
     // 2 x 1.5 s plus the back-off (0.25 s) and the pipeline's own work
     exec("SET LOCAL nl2sql.llm_timeout_ms = 1500; SET LOCAL nl2sql.llm_retries = 1");
     let bound = 2.0 * 1.5 + 0.25 + 1.5;
-    let cases: [(Fault, &str, &str); 9] = [
+    let cases: [(Fault, &str, &str); 8] = [
         (Fault::Silent, "57014", "did not answer within 1500 ms"),
         (Fault::Status(500, None), "38000", "answered HTTP 500: scripted failure"),
         (Fault::Status(503, None), "38000", "answered HTTP 503: scripted failure"),
@@ -42,7 +42,6 @@ fn model_faults_are_clear_errors_within_the_configured_time() {
         (Fault::TruncatedJson, "38000", "not JSON"),
         (Fault::CutMidBody, "38000", "reading the body"),
         (Fault::Huge, "38000", "larger than 10 MB"),
-        (Fault::OffSchema, "38000", "has no \"sql\" string"),
     ];
     for (fault, sqlstate, cause) in cases {
         let url = faulty_llm(fault);
@@ -52,15 +51,24 @@ fn model_faults_are_clear_errors_within_the_configured_time() {
             let case = format!("{fault:?} with {options}: {state} {message} (hint: {hint}) after {secs:.2} s");
             assert_eq!(state, sqlstate, "{case}");
             assert!(message.contains(cause), "{case}");
-            if !matches!(fault, Fault::OffSchema) {
-                assert!(message.contains(&url), "the endpoint is named: {case}");
-            }
+            assert!(message.contains(&url), "the endpoint is named: {case}");
             assert!(!hint.is_empty(), "{case}");
             assert!(secs < bound, "{case}");
             if let Fault::Status(429, Some(wait)) = fault {
                 assert!(secs >= wait as f64 * 0.9, "Retry-After honoured: {case}");
             }
         }
+    }
+    // an answer of another shape reaches the model's words but holds no usable SQL: no error, the
+    // run ends `error` with that cause, in the audit log, and nl2sql hands over nothing
+    let url = faulty_llm(Fault::OffSchema);
+    exec(&format!("SET LOCAL nl2sql.llm_endpoint = '{url}'"));
+    for options in FAULT_PATHS {
+        let sql = Spi::get_one_with_args::<String>("SELECT nl2sql('How many books are there?', NULL, $1::jsonb)", &[options.into()]).unwrap();
+        assert_eq!(sql, None, "{options}");
+        let logged = json_of("SELECT jsonb_build_object('status', status, 'error', error) FROM nl2sql.runs ORDER BY run_id DESC LIMIT 1");
+        assert_eq!(logged["status"], json!("error"), "{options}: {logged}");
+        assert!(logged["error"].as_str().unwrap_or_default().contains("has no \"sql\" string"), "{options}: {logged}");
     }
     // a Retry-After longer than one exchange may take is not waited for
     let url = faulty_llm(Fault::Status(503, Some(20)));
