@@ -305,12 +305,12 @@ pub const REQUEST_VERBS: &[&str] = &[
     "access", "check", "fetch", "print", "write", "sum", "rank", "group", "order",
 ];
 
-/// Words that open a noun phrase. After "should have" they make it a condition on what a thing
+/// Words that open a noun phrase (a number does too, [`number`]). After "should have" they make it a condition on what a thing
 /// holds ("the orders that should have a delivery date", "accounts that should have at
 /// least two owners"), where a past participle makes it a judgement ("which film should have won").
 pub const NOUN_PHRASE_OPENERS: &[&str] = &[
     "a", "an", "the", "no", "some", "any", "more", "less", "fewer", "at", "over", "under", "exactly", "only", "its", "their",
-    "his", "her", "between", "one", "two", "three", "four", "five", "several", "many", "multiple",
+    "his", "her", "between", "several", "many", "multiple",
 ];
 
 /// What the question asks that SQL over stored data cannot give, if anything. "How can I …" or
@@ -327,7 +327,7 @@ pub fn beyond_data(question: &str) -> Option<(BeyondData, String)> {
         }
         if *kind == BeyondData::Advice
             && phrase.ends_with(" have")
-            && (NOUN_PHRASE_OPENERS.contains(&next) || (!next.is_empty() && next.chars().all(|c| c.is_ascii_digit())))
+            && (NOUN_PHRASE_OPENERS.contains(&next) || number(next).is_some())
         {
             return None;
         }

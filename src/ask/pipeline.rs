@@ -473,31 +473,26 @@ impl<D: Database + ?Sized, M: Model + ?Sized> Ask<'_, '_, D, M> {
     }
 
     /// End the run without SQL: the database cannot answer the question.
-    fn refuse(mut self, kind: crate::scope::Kind, reason: String) -> Result<Explanation> {
+    fn refuse(self, kind: crate::scope::Kind, reason: String) -> Result<Explanation> {
         let detail = format!("the database cannot answer this question ({}): {reason}", kind.as_str().replace('_', " "));
-        let data = json!({"kind": kind, "reason": reason, "prompt_tokens": self.trace.usage.prompt_tokens,
-                          "completion_tokens": self.trace.usage.completion_tokens, "llm_calls": self.trace.llm_calls});
-        self.trace.step(Stage::Chosen, Status::Unanswerable, detail, None, data)?;
-        Ok(Explanation {
-            steps: self.trace.steps,
-            chosen_sql: String::new(),
-            verified: false,
-            open_problems: vec![reason],
-            usage: self.trace.usage,
-            llm_calls: self.trace.llm_calls,
-            alternative: None,
-            status: Status::Unanswerable,
-        })
+        self.without_sql(Status::Unanswerable, detail, json!({"kind": kind, "reason": reason}), reason)
     }
 
     /// End the run without SQL: the model wrote no usable query (every prompt's answers were not
     /// one read-only query). A run that ends `error`, recorded like any other, not an error that
     /// takes the audit row back with the caller's transaction.
-    fn no_query(mut self, reason: String) -> Result<Explanation> {
+    fn no_query(self, reason: String) -> Result<Explanation> {
         let detail = format!("no usable SQL: {reason}; a larger model (option llm_model) or a rephrased question may give one");
-        let data = json!({"open_problems": [reason], "prompt_tokens": self.trace.usage.prompt_tokens,
-                          "completion_tokens": self.trace.usage.completion_tokens, "llm_calls": self.trace.llm_calls});
-        self.trace.step(Stage::Chosen, Status::Error, detail, None, data)?;
+        self.without_sql(Status::Error, detail, json!({"open_problems": [reason]}), reason)
+    }
+
+    /// The `chosen` step of a run that ends without SQL, with the run's usage added to `data`, and
+    /// the explanation it ends with.
+    fn without_sql(mut self, status: Status, detail: String, mut data: Value, reason: String) -> Result<Explanation> {
+        data["prompt_tokens"] = json!(self.trace.usage.prompt_tokens);
+        data["completion_tokens"] = json!(self.trace.usage.completion_tokens);
+        data["llm_calls"] = json!(self.trace.llm_calls);
+        self.trace.step(Stage::Chosen, status, detail, None, data)?;
         Ok(Explanation {
             steps: self.trace.steps,
             chosen_sql: String::new(),
@@ -506,7 +501,7 @@ impl<D: Database + ?Sized, M: Model + ?Sized> Ask<'_, '_, D, M> {
             usage: self.trace.usage,
             llm_calls: self.trace.llm_calls,
             alternative: None,
-            status: Status::Error,
+            status,
         })
     }
 

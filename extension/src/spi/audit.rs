@@ -159,7 +159,7 @@ impl Recorder for Audit {
             pgrx::log!(
                 "nl2sql run {tag} step {}: {}",
                 self.steps,
-                serde_json::json!({"stage": s.stage.as_str(), "status": s.status.as_str(), "detail": s.detail, "sql": s.sql, "output": s.data, "elapsed_ms": s.elapsed_ms})
+                step_json(s)
             );
         }
         let Some(run) = &self.run else { return Ok(self.steps) };
@@ -178,13 +178,22 @@ impl Recorder for Audit {
     }
 }
 
+/// One step as the server log holds it (a run audited there, or one whose rows an error undid).
+fn step_json(s: &Step) -> Value {
+    serde_json::json!({"stage": s.stage.as_str(), "status": s.status.as_str(), "detail": s.detail, "sql": s.sql, "output": s.data, "elapsed_ms": s.elapsed_ms})
+}
+
 /// A run whose audit rows the call's own error is about to undo (`nl2sql_execute` raising for a
 /// run without an answer): the whole run, every step with its data, goes to the server log, so
 /// the DBA still has what the rolled-back rows held.
 pub fn log_undone(run_id: Option<i64>, function: &str, question: &str, status: &str, steps: &[Step]) {
     let steps: Vec<Value> = steps
         .iter()
-        .map(|s| serde_json::json!({"step": s.number, "stage": s.stage.as_str(), "status": s.status.as_str(), "detail": s.detail, "sql": s.sql, "output": s.data}))
+        .map(|s| {
+            let mut step = step_json(s);
+            step["step"] = s.number.into();
+            step
+        })
         .collect();
     let run = run_id.map_or_else(|| "(no audit row)".to_string(), |id| id.to_string());
     pgrx::log!(
