@@ -97,13 +97,24 @@ fn no_usable_sql_ends_the_run(answers: &'static [&'static str], question: &str, 
     exec(&format!("SET LOCAL nl2sql.llm_endpoint = '{url}'"));
     let sql = Spi::get_one_with_args::<String>("SELECT nl2sql($1, NULL, '{\"probe\": false}')", &[question.into()]).unwrap();
     assert_eq!(sql, None, "no SQL to hand over");
-    let logged = json_of("SELECT jsonb_build_object('status', status, 'error', error, 'sql', chosen_sql) FROM nl2sql.runs ORDER BY run_id DESC LIMIT 1");
+    let logged = json_of("SELECT jsonb_build_object('run_id', run_id, 'status', status, 'error', error, 'sql', chosen_sql) FROM nl2sql.runs ORDER BY run_id DESC LIMIT 1");
     assert_eq!((&logged["status"], &logged["sql"]), (&json!("error"), &Value::Null), "{logged}");
     let error = logged["error"].as_str().unwrap();
     assert!(
         error.starts_with(&format!("no usable SQL: the model did not return a usable SQL query to the decompose prompt or to the direct prompt: {why}")),
         "{error}"
     );
+    // the run is in the log, so a curator can teach the question the model could not answer
+    let run_id = logged["run_id"].as_i64().unwrap();
+    let confirmed = error_of(&format!("nl2sql_feedback({run_id}, verdict => 'correct')")).expect("nothing to confirm");
+    assert!(confirmed.contains("the run chose no SQL"), "{confirmed}");
+    let taught = json_of(&format!("SELECT nl2sql_feedback({run_id}, 'SELECT count(*) FROM books')"));
+    assert_eq!(taught["verdict"], json!("wrong"), "{taught}");
+    let example = json_of(&format!(
+        "SELECT jsonb_build_object('question', question, 'sql', sql) FROM nl2sql.examples WHERE example_id = {}",
+        taught["example_id"].as_i64().expect("an example was stored")
+    ));
+    assert_eq!(example, json!({"question": question, "sql": "SELECT count(*) FROM books"}), "{example}");
     let raised = error_of(&format!("nl2sql_execute('{}', NULL, '{{\"probe\": false}}')", question.replace('\'', "''"))).expect("nl2sql_execute raises");
     assert!(raised.starts_with("38000: nl2sql has no answer to give (run ") && raised.contains("this error undoes its audit rows") && raised.contains(why), "{raised}");
 }
