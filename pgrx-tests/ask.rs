@@ -104,7 +104,10 @@ fn no_usable_sql_ends_the_run(answers: &'static [&'static str], question: &str, 
         error.starts_with(&format!("no usable SQL: the model did not return a usable SQL query to the decompose prompt or to the direct prompt: {why}")),
         "{error}"
     );
-    // the run is in the log, so a curator can teach the question the model could not answer
+    let raised = error_of(&format!("nl2sql_execute('{}', NULL, '{{\"probe\": false}}')", question.replace('\'', "''"))).expect("nl2sql_execute raises");
+    assert!(raised.starts_with("38000: nl2sql has no answer to give (run ") && raised.contains("this error undoes its audit rows") && raised.contains(why), "{raised}");
+    // the run is in the log, so a curator can teach the question the model could not answer (after
+    // the nl2sql_execute above: once taught, the question is answered by the example)
     let run_id = logged["run_id"].as_i64().unwrap();
     let confirmed = error_of(&format!("nl2sql_feedback({run_id}, verdict => 'correct')")).expect("nothing to confirm");
     assert!(confirmed.contains("the run chose no SQL"), "{confirmed}");
@@ -115,8 +118,6 @@ fn no_usable_sql_ends_the_run(answers: &'static [&'static str], question: &str, 
         taught["example_id"].as_i64().expect("an example was stored")
     ));
     assert_eq!(example, json!({"question": question, "sql": "SELECT count(*) FROM books"}), "{example}");
-    let raised = error_of(&format!("nl2sql_execute('{}', NULL, '{{\"probe\": false}}')", question.replace('\'', "''"))).expect("nl2sql_execute raises");
-    assert!(raised.starts_with("38000: nl2sql has no answer to give (run ") && raised.contains("this error undoes its audit rows") && raised.contains(why), "{raised}");
 }
 
 #[pg_test]
