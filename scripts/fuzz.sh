@@ -6,6 +6,8 @@
 #   fix       the mechanical fix stage over a question and a SQL
 # A crash (panic) stops the run and leaves its input under fuzz/artifacts/<target>/.
 #   scripts/fuzz.sh [RUNS] [TARGET...]   RUNS executions per target (default 10000000), every target by default
+#   NL2SQL_FUZZ_JOBS=N scripts/fuzz.sh ...  N libFuzzer processes per target over one shared corpus (each runs
+#                                          RUNS/N executions, picking up the others' new inputs); default 1
 # Installs cargo-fuzz when missing; needs a nightly-capable rustc (RUSTC_BOOTSTRAP=1 is set
 # here: the sanitizer flags are nightly-only; -s none builds without a sanitizer, as safe Rust needs).
 set -euo pipefail
@@ -20,20 +22,36 @@ shift || true
 targets=("$@")
 [ ${#targets[@]} -gt 0 ] || targets=(question sql checks fix)
 export RUSTC_BOOTSTRAP=1
+jobs="${NL2SQL_FUZZ_JOBS:-1}"
+[[ "$jobs" =~ ^[1-9][0-9]*$ ]] || die "NL2SQL_FUZZ_JOBS must be a positive number, not '$jobs'"
 for t in "${targets[@]}"; do
-    log "fuzz target $t: $runs executions"
+    log "fuzz target $t: $runs executions ($jobs process(es))"
     mkdir -p "corpus/$t"
-    start=$(date +%s)
-    out="$NL2SQL_WORK/fuzz-$t.log"
     mkdir -p "$NL2SQL_WORK"
-    if ! cargo fuzz run -s none -O "$t" "corpus/$t" -- -runs="$runs" -max_len=512 -timeout=10 -print_final_stats=1 >"$out" 2>&1; then
-        if grep -q "libFuzzer: run interrupted" "$out"; then
-            grep -E "^stat::number_of_executed_units" "$out" >&2 || true
-            die "fuzz target $t was interrupted before $runs executions, without a crash (log: $out)"
+    start=$(date +%s)
+    cargo fuzz build -s none -O "$t" >"$NL2SQL_WORK/fuzz-$t-build.log" 2>&1 || { tail -20 "$NL2SQL_WORK/fuzz-$t-build.log" >&2; die "fuzz target $t does not build"; }
+    bin="target/$(rustc -vV | sed -n 's/^host: //p')/release/$t"
+    per=$(( (runs + jobs - 1) / jobs ))
+    pids=()
+    for j in $(seq 1 "$jobs"); do
+        out="$NL2SQL_WORK/fuzz-$t.log"
+        [ "$jobs" -eq 1 ] || out="$NL2SQL_WORK/fuzz-$t-$j.log"
+        "$bin" "corpus/$t" -runs="$per" -max_len=512 -timeout=10 -print_final_stats=1 -artifact_prefix="artifacts/$t/" >"$out" 2>&1 &
+        pids+=($!)
+    done
+    failed=0
+    for p in "${pids[@]}"; do wait "$p" || failed=1; done
+    logs=("$NL2SQL_WORK"/fuzz-"$t".log)
+    [ "$jobs" -eq 1 ] || logs=("$NL2SQL_WORK"/fuzz-"$t"-[0-9]*.log)
+    if [ "$failed" -ne 0 ]; then
+        if grep -q "libFuzzer: run interrupted" "${logs[@]}"; then
+            grep -E "^stat::number_of_executed_units" "${logs[@]}" >&2 || true
+            die "fuzz target $t was interrupted before $runs executions, without a crash (logs: ${logs[*]})"
         fi
-        grep -E "panicked|SUMMARY|Test unit written" "$out" >&2 || tail -20 "$out" >&2
-        die "fuzz target $t crashed: its input is under fuzz/artifacts/$t/ (log: $out)"
+        grep -E "panicked|SUMMARY|Test unit written" "${logs[@]}" >&2 || tail -20 "${logs[@]}" >&2
+        die "fuzz target $t crashed: its input is under fuzz/artifacts/$t/ (logs: ${logs[*]})"
     fi
-    grep -E "^(stat::number_of_executed_units|stat::average_exec_per_sec|stat::peak_rss_mb)" "$out" || true
-    log "fuzz target $t: $runs executions without a crash in $(( $(date +%s) - start )) s"
+    grep -E "^(stat::number_of_executed_units|stat::average_exec_per_sec|stat::peak_rss_mb)" "${logs[@]}" || true
+    total=$(grep -h "^stat::number_of_executed_units" "${logs[@]}" | awk '{s += $2} END {print s}')
+    log "fuzz target $t: $total executions without a crash in $(( $(date +%s) - start )) s"
 done
