@@ -191,24 +191,30 @@ fn evidence_mode(threshold: f32, list: bool, out: &mut std::fs::File) {
     }
 }
 
-/// The scope stage's verdict inside nl2sql_run: (refused, kind, detail, model asked, seconds).
-fn scope_of(db: &str, question: &str) -> (bool, Option<String>, String, bool, f64) {
+/// The scope stage's verdict inside nl2sql_run: (refused, kind, detail, model asked, seconds, the
+/// query written). A run has a second `scope` step when the model's vote let unlinked words
+/// through and the query it then wrote confirmed the suspicion (`scope::written`).
+fn scope_of(db: &str, question: &str) -> (bool, Option<String>, String, bool, f64, Option<String>) {
     let mut c = connect(db);
     c.batch_execute("SET client_min_messages = warning").unwrap();
     let t = std::time::Instant::now();
     let options = r#"{"generators": ["direct"], "probe": false, "verify": false, "confirm": false}"#;
-    let rows = c.query("SELECT status, detail, data::text FROM nl2sql_run($1, NULL, $2::text::jsonb) WHERE stage = 'scope'", &[&question, &options]);
+    let rows = c.query("SELECT stage, status, detail, data::text, sql FROM nl2sql_run($1, NULL, $2::text::jsonb) WHERE stage IN ('scope', 'generate') ORDER BY step", &[&question, &options]);
     let seconds = t.elapsed().as_secs_f64();
     match rows {
-        Ok(rows) if !rows.is_empty() => {
-            let status: String = rows[0].get(0);
-            let data: Value = serde_json::from_str(&rows[0].get::<_, String>(2)).unwrap_or(Value::Null);
-            let kind = data["kind"].as_str().map(str::to_string);
-            (status == "unanswerable", kind, rows[0].get(1), data["vote"].is_object(), seconds)
+        Ok(rows) => {
+            let written: Option<String> = rows.iter().filter(|r| r.get::<_, String>(0) == "generate").filter_map(|r| r.get::<_, Option<String>>(4)).last();
+            let scope: Vec<_> = rows.iter().filter(|r| r.get::<_, String>(0) == "scope").collect();
+            let Some(first) = scope.first() else { return (false, None, "no scope step".into(), false, seconds, written) };
+            let data = |r: &postgres::Row| serde_json::from_str::<Value>(&r.get::<_, String>(3)).unwrap_or(Value::Null);
+            let voted = data(first)["vote"].is_object();
+            match scope.iter().find(|r| r.get::<_, String>(1) == "unanswerable") {
+                Some(r) => (true, data(r)["kind"].as_str().map(str::to_string), r.get(2), voted, seconds, written),
+                None => (false, None, first.get(2), voted, seconds, written),
+            }
         }
-        Ok(_) => (false, None, "no scope step".into(), false, seconds),
         // a run that fails after the scope step (no query that runs) was not refused
-        Err(e) => (false, None, format!("run failed after scope: {}", spider::server_error(&e)), false, seconds),
+        Err(e) => (false, None, format!("run failed after scope: {}", spider::server_error(&e)), false, seconds, None),
     }
 }
 
@@ -274,8 +280,8 @@ fn ask_mode(half: String, out: &mut std::fs::File) {
             // a question whose evidence raised no suspicion in the evidence run is not refused:
             // the scope stage refuses only on a suspicion (run `evidence` first)
             let unsuspected = suspicions.get(&(db.clone(), full["question"].as_str().unwrap().to_string())).is_some_and(|s| s == "none");
-            let (refused, kind, detail, voted, secs) = if unsuspected {
-                (false, None, "no suspicion in the evidence run: not run".to_string(), false, 0.0)
+            let (refused, kind, detail, voted, secs, written) = if unsuspected {
+                (false, None, "no suspicion in the evidence run: not run".to_string(), false, 0.0, None)
             } else {
                 scope_of(&db, full["question"].as_str().unwrap())
             };
@@ -293,7 +299,7 @@ fn ask_mode(half: String, out: &mut std::fs::File) {
             }
             writeln!(out, "{}", json!({"set": set_name, "question_id": full["question_id"], "db": db, "question": full["question"],
                 "refused": refused, "refused_as": kind, "detail": detail, "model_asked": voted, "seconds": secs,
-                "default_right": d == Outcome::Right})).unwrap();
+                "default_right": d == Outcome::Right, "written": written})).unwrap();
         }
     }
     println!("\n| answerable | refused | of which the default was right | of | share refused |\n|---|---|---|---|---|");
@@ -302,7 +308,7 @@ fn ask_mode(half: String, out: &mut std::fs::File) {
     }
     for q in set.iter().filter(|q| half == "all" || q["split"].as_str() == Some(half.as_str())) {
         let db = format!("train_{}", q["db_id"].as_str().unwrap().to_lowercase());
-        let (refused, kind, detail, voted, secs) = scope_of(&db, q["question"].as_str().unwrap());
+        let (refused, kind, detail, voted, secs, written) = scope_of(&db, q["question"].as_str().unwrap());
         seconds.push(secs);
         asked += voted as usize;
         let split = q["split"].as_str().unwrap().to_string();
@@ -313,7 +319,8 @@ fn ask_mode(half: String, out: &mut std::fs::File) {
         }
         unans_refused.entry(split.clone()).or_default().push(refused);
         writeln!(out, "{}", json!({"set": "unanswerable", "id": q["id"], "db": db, "kind": q["kind"], "split": split,
-            "question": q["question"], "refused": refused, "refused_as": kind, "detail": detail, "model_asked": voted, "seconds": secs})).unwrap();
+            "question": q["question"], "refused": refused, "refused_as": kind, "detail": detail, "model_asked": voted, "seconds": secs,
+            "written": written})).unwrap();
     }
     println!("\n| unanswerable | kind | refused | of | share |\n|---|---|---|---|---|");
     for ((split, kind), (r, n)) in &tally {

@@ -119,6 +119,10 @@ pub(super) struct Ask<'a, 'r, D: Database + ?Sized, M: Model + ?Sized> {
     /// The relations the caller can read in the schemas of `scope.readings` (empty when none),
     /// where the chosen query is looked for as the other reading.
     pub readings: Catalog,
+    /// The words of the question that link to nothing, which the model's vote in the scope stage
+    /// read as the schema's, and the schema's names closest to them: the query written is then
+    /// judged as further evidence ([`crate::scope::written`]).
+    pub overruled: Option<(Vec<String>, Vec<String>)>,
 }
 
 /// Answer `question`: the whole pipeline, every step recorded through `recorder`.
@@ -161,6 +165,7 @@ pub fn ask<D: Database + ?Sized, M: Model + ?Sized>(
         fresh: None,
         scope,
         readings,
+        overruled: None,
     };
     if opts.values {
         ask.ground_values()?;
@@ -442,6 +447,9 @@ impl<D: Database + ?Sized, M: Model + ?Sized> Ask<'_, '_, D, M> {
         };
         if !self.opts.verify {
             self.trace.step(Stage::Verify, Status::Skipped, "verification is off", Some(sql.clone()), Value::Null)?;
+            if let Some((kind, reason)) = self.written_scope(&sql)? {
+                return self.refuse(kind, reason);
+            }
             return self.finish(Attempt { sql, violated: vec![], problems: vec![], fails: false }, false);
         }
         let mut chosen = self.verify_and_repair(sql)?;
@@ -449,6 +457,9 @@ impl<D: Database + ?Sized, M: Model + ?Sized> Ask<'_, '_, D, M> {
             chosen.problems.push(problem);
         }
         let chosen = if self.opts.single_generation() { self.confirm(chosen)? } else { chosen };
+        if let Some((kind, reason)) = self.written_scope(&chosen.sql)? {
+            return self.refuse(kind, reason);
+        }
         self.finish(chosen, true)
     }
 

@@ -83,6 +83,7 @@ impl<D: Database + ?Sized, M: Model + ?Sized> Ask<'_, '_, D, M> {
                     // the words the model was shown: those that link to nothing, or, when nothing
                     // links, every word the question names (verbs and unmatched names included)
                     (Some(v), Some(scope::Suspicion::Missing(words) | scope::Suspicion::Unrelated(words))) if v.answerable => {
+                        self.overruled = Some((words.clone(), evidence.closest()));
                         format!("{} link to nothing, but the model reads them as the schema's: answerable", quoted(&words))
                     }
                     _ => "some words link to nothing, and no vote confirmed it: answerable".into(),
@@ -96,6 +97,21 @@ impl<D: Database + ?Sized, M: Model + ?Sized> Ask<'_, '_, D, M> {
                 Ok(Some((kind, reason)))
             }
         }
+    }
+
+    /// The query the model wrote for a question whose unlinked words its vote read as the
+    /// schema's, judged as further evidence ([`scope::written`]): `Some` when it confirms that
+    /// the database cannot answer (a column named after such a word that no table has, or
+    /// values the question does not name), recorded as a second `scope` step with the query.
+    pub(super) fn written_scope(&mut self, sql: &str) -> Result<Option<(scope::Kind, String)>> {
+        let Some((unlinked, closest)) = self.overruled.clone() else { return Ok(None) };
+        let Ok(checked) = crate::sql::check_query(sql) else { return Ok(None) };
+        let Some((kind, reason)) = scope::written::judge(&checked.query, &self.catalog, self.question.text, &unlinked, &self.value_hits, &closest) else {
+            return Ok(None);
+        };
+        let data = json!({"kind": kind, "unlinked": unlinked, "by": "the query written"});
+        self.trace.step(Stage::Scope, Status::Unanswerable, reason.clone(), Some(sql.to_string()), data)?;
+        Ok(Some((kind, reason)))
     }
 
     /// Each word's nearest names by meaning: the names' embeddings as stored (the missing ones

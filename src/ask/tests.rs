@@ -1263,6 +1263,36 @@ fn words_that_link_to_nothing_are_answered_when_the_model_reads_them_as_the_sche
 }
 
 #[test]
+fn the_query_written_for_words_the_vote_let_through_is_evidence_too() {
+    // values the question does not name: knowledge the model brought
+    let invented = "SELECT name FROM authors WHERE country IN ('Germany', 'France', 'Italy')";
+    let euro = "Which authors live in countries that use the euro?";
+    for opts in [json!({"probe": false}), json!({"probe": false, "verify": false})] {
+        let mut model = far(&["euro"], vec![text_reply(ANSWERABLE), sql_reply(invented), sql_reply(invented)]);
+        let e = run(&mut ScriptedDb::bookshop(), &mut model, euro, opts.clone()).unwrap();
+        assert_eq!((e.status(), e.answered(), e.chosen_sql.as_str()), (Status::Unanswerable, false, ""), "{opts}");
+        assert_eq!(steps_of(&e, Stage::Scope), ["ok", "unanswerable"], "{opts}");
+        let second = e.steps.iter().filter(|s| s.stage == Stage::Scope).nth(1).unwrap();
+        assert_eq!((second.sql.as_deref(), second.data["kind"].clone()), (Some(invented), json!("outside_knowledge")));
+        assert!(e.reason().contains("'Germany'") && e.reason().contains("\"euro\""), "{}", e.reason());
+    }
+    // a column named after the unlinked word that no table has: no place for it
+    let missing = "SELECT name, satisfaction_score FROM customers";
+    let mut model = far(&["satisfaction", "score"], vec![text_reply(ANSWERABLE), sql_reply(missing)]);
+    let e = run(&mut ScriptedDb::bookshop(), &mut model, SATISFACTION, json!({"probe": false, "verify": false})).unwrap();
+    assert_eq!(e.status(), Status::Unanswerable);
+    assert!(e.reason().contains("\"satisfaction_score\", which no table has"), "{}", e.reason());
+    // the same values for a question whose words all link: no vote, no judgement of the query
+    let mut model = ScriptedModel::new(vec![sql_reply(invented)]);
+    let e = run(&mut ScriptedDb::bookshop(), &mut model, "Which authors live in which countries?", json!({"probe": false, "verify": false})).unwrap();
+    assert_eq!((e.status(), steps_of(&e, Stage::Scope)), (Status::Unverified, vec!["ok"]));
+    // refusal off: SQL whatever it reads
+    let mut model = far(&["euro"], vec![sql_reply(invented)]);
+    let e = run(&mut ScriptedDb::bookshop(), &mut model, euro, json!({"probe": false, "verify": false, "refuse": false})).unwrap();
+    assert!(e.answered() && e.chosen_sql == invented);
+}
+
+#[test]
 fn a_question_beyond_the_data_is_refused_without_asking_the_model() {
     let mut model = ScriptedModel::new(vec![sql_reply(COUNT)]);
     let e = run(&mut ScriptedDb::bookshop(), &mut model, "Which author will sell the most books next year?", json!({})).unwrap();

@@ -12,11 +12,13 @@
 //! a column, a stored value, or nothing ([`link`]); and the lexicon's patterns of questions beyond
 //! the data ([`crate::lexicon::beyond_data`]). A pattern decides alone (it names what is asked);
 //! words that link to nothing are a suspicion the model is asked to confirm ([`ModelVote`]), and a
-//! question is refused only when both say so ([`decide`]). A question in which every word links
-//! is never refused, whatever the model says.
+//! question is refused when both say so ([`decide`]); when the model reads the words as the
+//! schema's, the query it writes is judged as a third piece of evidence ([`written`]). A question
+//! in which every word links is never refused, whatever the model says.
 
 pub mod link;
 pub mod words;
+pub mod written;
 
 use serde::Serialize;
 use serde_json::{json, Value};

@@ -1,0 +1,247 @@
+//! The query the model wrote, as a second piece of evidence that the database cannot answer a
+//! question.
+//!
+//! When some content words of a question link to nothing and the model nevertheless reads the
+//! question as the schema's (the scope stage's vote), the question goes on to generation. The
+//! query written then shows how the model filled the gap, and two ways of filling it mean the
+//! data has no answer:
+//! - **a column that does not exist**, named after a word that links to nothing ("the email
+//!   address of each instructor" → `instructor.email`): the schema has no place for it;
+//! - **values the question does not name** (at least [`INVENTED`] distinct ones), compared with
+//!   columns ("customers in countries that use the euro" → `country IN ('Germany', 'France')`):
+//!   the model brought them from its own knowledge, not from the question or the data.
+//!
+//! Neither reading is taken without the other: a query that names values of its own, or a column
+//! that does not exist, for a question whose every word links is judged by the checks and the
+//! repair as before.
+
+use std::collections::BTreeSet;
+use std::ops::ControlFlow;
+
+use sqlparser::ast::{Expr, Query, SelectItem, SetExpr, TableFactor, Visit, Visitor};
+
+use super::link::{matches, tokens};
+use super::Kind;
+use crate::catalog::Catalog;
+use crate::checks::literals;
+
+/// Distinct values the question does not name, compared in one query, from which the query is
+/// read as knowledge brought from outside the data. One such value is how a model writes a code
+/// the data uses for a word (`'Y'` for "accepted", `'City Mall'` for "mall"); a list of them is
+/// an answer the model already had.
+pub const INVENTED: usize = 2;
+
+/// What the query the model wrote shows, for a question whose `unlinked` words link to nothing:
+/// the kind of question it is and why, in words; `None` when the query fills no gap either way.
+/// `grounded` are the stored values the value index matched in the question (`table.column`,
+/// value); `closest` the schema's names closest to the unlinked words.
+pub fn judge(query: &Query, catalog: &Catalog, question: &str, unlinked: &[String], grounded: &[(String, String)], closest: &[String]) -> Option<(Kind, String)> {
+    let words = quoted(unlinked);
+    let close = if closest.is_empty() { String::new() } else { format!("; the closest in the schema: {}", closest.join(", ")) };
+    let missing = missing_columns(query, catalog, unlinked);
+    if !missing.is_empty() {
+        return Some((
+            Kind::MissingData,
+            format!(
+                "the database has no place for what the question asks about: no table, column or stored value holds {words}, and the query the model wrote for it reads {}, which no table has{close}",
+                missing.iter().map(|c| format!("\"{c}\"")).collect::<Vec<_>>().join(", ")
+            ),
+        ));
+    }
+    let invented = invented_values(query, catalog, question, grounded);
+    if invented.len() >= INVENTED {
+        let shown: Vec<String> = invented.iter().take(4).map(|(column, value)| format!("{column} = '{}'", value.replace('\'', "''"))).collect();
+        let more = if invented.len() > 4 { format!(" and {} more", invented.len() - 4) } else { String::new() };
+        return Some((
+            Kind::OutsideKnowledge,
+            format!(
+                "the question needs knowledge the database does not store: no table, column or stored value holds {words}, and the query the model wrote compares {}{more}, values the question does not name: they come from the model's own knowledge, not from the data{close}",
+                shown.join(", ")
+            ),
+        ));
+    }
+    None
+}
+
+fn quoted(words: &[String]) -> String {
+    words.iter().map(|w| format!("\"{w}\"")).collect::<Vec<_>>().join(", ")
+}
+
+/// The column names the query reads that no table or view of `catalog` has and that the query
+/// does not define itself (an output name, a CTE's or a subquery's column), each named after one
+/// of the `unlinked` words.
+pub fn missing_columns(query: &Query, catalog: &Catalog, unlinked: &[String]) -> Vec<String> {
+    #[derive(Default)]
+    struct Names {
+        read: BTreeSet<String>,
+        defined: BTreeSet<String>,
+    }
+    impl Visitor for Names {
+        type Break = ();
+        fn pre_visit_query(&mut self, q: &Query) -> ControlFlow<()> {
+            if let Some(with) = &q.with {
+                for cte in &with.cte_tables {
+                    self.defined.insert(cte.alias.name.value.to_lowercase());
+                    self.defined.extend(cte.alias.columns.iter().map(|c| c.name.value.to_lowercase()));
+                }
+            }
+            let mut stack = vec![q.body.as_ref()];
+            while let Some(body) = stack.pop() {
+                match body {
+                    SetExpr::Select(s) => {
+                        for item in &s.projection {
+                            if let SelectItem::ExprWithAlias { alias, .. } = item {
+                                self.defined.insert(alias.value.to_lowercase());
+                            }
+                        }
+                    }
+                    SetExpr::SetOperation { left, right, .. } => {
+                        stack.push(left);
+                        stack.push(right);
+                    }
+                    SetExpr::Query(inner) => stack.push(inner.body.as_ref()),
+                    _ => {}
+                }
+            }
+            ControlFlow::Continue(())
+        }
+        fn pre_visit_table_factor(&mut self, t: &TableFactor) -> ControlFlow<()> {
+            let alias = match t {
+                TableFactor::Table { alias, .. } | TableFactor::Derived { alias, .. } | TableFactor::Function { alias, .. } | TableFactor::UNNEST { alias, .. } => alias.as_ref(),
+                _ => None,
+            };
+            if let Some(a) = alias {
+                self.defined.insert(a.name.value.to_lowercase());
+                self.defined.extend(a.columns.iter().map(|c| c.name.value.to_lowercase()));
+            }
+            ControlFlow::Continue(())
+        }
+        fn pre_visit_expr(&mut self, e: &Expr) -> ControlFlow<()> {
+            match e {
+                Expr::Identifier(i) => {
+                    self.read.insert(i.value.to_lowercase());
+                }
+                Expr::CompoundIdentifier(parts) => {
+                    if let Some(last) = parts.last() {
+                        self.read.insert(last.value.to_lowercase());
+                    }
+                }
+                _ => {}
+            }
+            ControlFlow::Continue(())
+        }
+    }
+    let mut names = Names::default();
+    let _ = query.visit(&mut names);
+    let columns: BTreeSet<String> = catalog.tables.iter().flat_map(|t| t.columns.iter().map(|c| c.name.to_lowercase())).collect();
+    names
+        .read
+        .into_iter()
+        .filter(|n| !columns.contains(n) && !names.defined.contains(n))
+        .filter(|n| tokens(n).iter().any(|t| unlinked.iter().any(|w| matches(&w.to_lowercase(), t))))
+        .collect()
+}
+
+/// The string values the query compares with columns (`table.column`, value) that the question
+/// does not name, distinct ignoring case: not in the question's text, no word of them a word of
+/// the question (or, for a code of at most three letters, the beginning of one: `'F'` for
+/// "female"), and not a stored value the value index matched in the question.
+pub fn invented_values(query: &Query, catalog: &Catalog, question: &str, grounded: &[(String, String)]) -> Vec<(String, String)> {
+    let text = question.to_lowercase();
+    let question_words: Vec<String> = text.split(|c: char| !c.is_alphanumeric()).filter(|w| !w.is_empty()).map(str::to_string).collect();
+    let named = |value: &str| {
+        let core = value.replace(['%', '_'], " ").split_whitespace().collect::<Vec<_>>().join(" ").to_lowercase();
+        if core.is_empty() || text.contains(&core) || grounded.iter().any(|(_, v)| v.to_lowercase() == value.to_lowercase()) {
+            return true;
+        }
+        let parts: Vec<&str> = core.split(|c: char| !c.is_alphanumeric()).filter(|w| !w.is_empty()).collect();
+        if parts.iter().any(|p| p.chars().count() >= 3 && question_words.iter().any(|w| w == p || matches(w, p) || matches(p, w))) {
+            return true;
+        }
+        core.chars().count() <= 3 && question_words.iter().any(|w| w.starts_with(&core))
+    };
+    let mut seen = BTreeSet::new();
+    literals::comparisons(query, catalog)
+        .into_iter()
+        .filter(|l| !named(&l.value))
+        .filter(|l| seen.insert(l.value.to_lowercase()))
+        .map(|l| (format!("{}.{}", l.rel.name, l.column), l.value))
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::sql::check_query;
+    use crate::testing::{bookshop, retail};
+
+    fn query(sql: &str) -> Box<Query> {
+        check_query(sql).expect("a query").query
+    }
+
+    fn words(w: &[&str]) -> Vec<String> {
+        w.iter().map(|s| s.to_string()).collect()
+    }
+
+    #[test]
+    fn a_column_named_after_an_unlinked_word_that_no_table_has_is_missing_data() {
+        let q = query("SELECT c.name, c.email_address FROM customers AS c");
+        let (kind, why) = judge(&q, &bookshop(), "What is the email address of each customer?", &words(&["email", "address"]), &[], &["customers.name".into()]).expect("judged");
+        assert_eq!(kind, Kind::MissingData);
+        assert!(why.contains("\"email_address\"") && why.contains("\"email\", \"address\"") && why.contains("closest in the schema: customers.name"), "{why}");
+    }
+
+    #[test]
+    fn columns_the_query_defines_or_the_schema_has_are_not_missing() {
+        let q = query(
+            "WITH t(email_total) AS (SELECT count(*) FROM customers) \
+             SELECT email_total, x.email_count AS email FROM t, (SELECT count(*) AS email_count FROM orders) AS x ORDER BY email",
+        );
+        assert!(missing_columns(&q, &bookshop(), &words(&["email"])).is_empty());
+        // a missing column named after a word that links is the repair's, not a refusal
+        let q = query("SELECT c.name, c.email_address FROM customers AS c");
+        assert!(missing_columns(&q, &bookshop(), &words(&["satisfaction"])).is_empty());
+    }
+
+    #[test]
+    fn a_list_of_values_the_question_does_not_name_is_outside_knowledge() {
+        let q = query("SELECT name FROM authors WHERE country IN ('Germany', 'France', 'Italy')");
+        let (kind, why) = judge(&q, &bookshop(), "Which authors live in countries that use the euro?", &words(&["euro"]), &[], &[]).expect("judged");
+        assert_eq!(kind, Kind::OutsideKnowledge);
+        assert!(why.contains("authors.country = 'Germany'") && why.contains("\"euro\""), "{why}");
+    }
+
+    #[test]
+    fn values_the_question_names_codes_and_grounded_values_are_not_invented() {
+        let catalog = bookshop();
+        // written in the question, in another case or as a pattern
+        let q = query("SELECT a.name FROM authors AS a, customers AS c WHERE a.country = 'france' OR c.city LIKE '%Paris%'");
+        assert!(invented_values(&q, &catalog, "Which authors are from France, or have customers in Paris?", &[]).is_empty());
+        // a code that begins a word of the question, a word of the value in the question
+        let q = query("SELECT name FROM customers WHERE city IN ('F', 'City of Lyon')");
+        assert!(invented_values(&q, &catalog, "Which female customers live in the city?", &[]).is_empty());
+        // matched by the value index
+        let q = query("SELECT name FROM authors WHERE country IN ('Deutschland', 'España')");
+        let grounded = vec![("authors.country".to_string(), "Deutschland".to_string()), ("authors.country".to_string(), "España".to_string())];
+        assert!(invented_values(&q, &catalog, "Which authors live in Germany or Spain?", &grounded).is_empty());
+        // one code the data uses for a word is no list of knowledge
+        let q = query("SELECT name FROM customers WHERE city = 'Lyon'");
+        assert!(judge(&q, &catalog, "Which customers were accepted?", &words(&["accepted"]), &[], &[]).is_none());
+    }
+
+    #[test]
+    fn the_rule_reads_any_schema_and_any_case_of_names() {
+        // another schema (several schemas, mixed case): the values compared are what count
+        let catalog = retail();
+        let table = catalog.tables.iter().find(|t| t.columns.iter().any(|c| literals::is_text(&c.type_name))).expect("a table with text");
+        let column = table.columns.iter().find(|c| literals::is_text(&c.type_name)).expect("a text column");
+        let sql = format!(
+            "SELECT * FROM {} WHERE {} IN ('Alpha Corp', 'Beta Holdings', 'Gamma Group')",
+            table.name,
+            crate::catalog::quote_ident(&column.name)
+        );
+        let q = query(&sql);
+        assert_eq!(invented_values(&q, &catalog, "Which of them are in the S&P 500 index?", &[]).len(), 3);
+        assert!(invented_values(&q, &catalog, "Which of them are Alpha Corp, Beta Holdings or Gamma Group?", &[]).is_empty());
+    }
+}
