@@ -47,15 +47,19 @@ WHERE stage IN ('scope', 'generate', 'chosen') ORDER BY step;
 SELECT sqlstate, regexp_replace(message, '\m\d+\M', 'N', 'g') AS message, hint
 FROM show_error($$SELECT * FROM nl2sql_execute('Which author should we stop selling?')$$);
 
--- the evidence and the vote of a run, by question
+-- the evidence and the vote of a run, by question. ended_as_voted: the run ended unanswerable
+-- exactly when the vote said so, or, the vote having read the words as the schema's, when the
+-- query the model then wrote confirmed the suspicion (a second scope step, which holds that query)
 CREATE FUNCTION scope_of(question text, options jsonb DEFAULT :'fast')
 RETURNS TABLE(unlinked text, model_asked bool, ended_as_voted bool) LANGUAGE sql AS $$
-    WITH r AS (SELECT stage, status, data FROM nl2sql_run(question, NULL, options)),
-         s AS (SELECT data FROM r WHERE stage = 'scope')
+    WITH r AS (SELECT step, stage, status, sql, data FROM nl2sql_run(question, NULL, options)),
+         s AS (SELECT data FROM r WHERE stage = 'scope' ORDER BY step LIMIT 1),
+         written AS (SELECT count(*) > 0 AS refused FROM r WHERE stage = 'scope' AND status = 'unanswerable' AND sql IS NOT NULL)
     SELECT (SELECT string_agg(l->>'word', ', ' ORDER BY l->>'word') FROM s, jsonb_array_elements(s.data->'evidence'->'links') l
             WHERE l->'to' = 'null' AND NOT (l->>'soft')::bool),
            (SELECT jsonb_typeof(data->'vote') = 'object' FROM s),
-           (SELECT ((SELECT status FROM r WHERE stage = 'chosen') = 'unanswerable') = ((data->'vote'->>'answerable')::bool IS FALSE) FROM s)
+           (SELECT ((SELECT status FROM r WHERE stage = 'chosen') = 'unanswerable')
+                   = ((data->'vote'->>'answerable')::bool IS FALSE OR (SELECT refused FROM written)) FROM s)
 $$;
 
 -- data the schema has no place for: nothing stores a satisfaction score
