@@ -16,7 +16,7 @@ use super::prompts;
 use crate::effects::{Database, Model};
 use crate::error::Result;
 use crate::llm::ChatRequest;
-use crate::scope::{self, link, Evidence, Verdict, MEANING_THRESHOLD};
+use crate::scope::{self, link, quoted, Evidence, Verdict, MEANING_THRESHOLD};
 use crate::trace::{Stage, Status};
 
 /// Names of the schema compared with a word by meaning, the best shown.
@@ -146,8 +146,4 @@ impl<D: Database + ?Sized, M: Model + ?Sized> Ask<'_, '_, D, M> {
         }
         Ok(out)
     }
-}
-
-fn quoted(words: &[String]) -> String {
-    words.iter().map(|w| format!("\"{w}\"")).collect::<Vec<_>>().join(", ")
 }

@@ -267,7 +267,7 @@ fn collect_selects<'q>(body: &'q SetExpr, out: &mut Vec<&'q Select>) {
 
 /// Calls `f` with every SELECT block of the query: the arms of set operations and the blocks of
 /// subqueries, each with its own FROM.
-fn each_select(query: &Query, f: &mut dyn FnMut(&Select)) {
+pub(crate) fn each_select(query: &Query, f: &mut dyn FnMut(&Select)) {
     struct Blocks<'f>(&'f mut dyn FnMut(&Select));
     impl Visitor for Blocks<'_> {
         type Break = ();

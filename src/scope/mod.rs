@@ -195,6 +195,11 @@ pub fn parse_vote(content: &str) -> Result<ModelVote, String> {
     Ok(ModelVote { answerable, kind, missing })
 }
 
+/// Words as the reasons quote them: `"satisfaction", "score"`.
+pub fn quoted(words: &[String]) -> String {
+    words.iter().map(|w| format!("\"{w}\"")).collect::<Vec<_>>().join(", ")
+}
+
 /// The verdict.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Verdict {
@@ -207,7 +212,6 @@ pub enum Verdict {
 /// confirm, the model's vote: a pattern beyond the data decides alone; words that link to nothing
 /// need the model's agreement; no suspicion, no refusal.
 pub fn decide(evidence: &Evidence, vote: Option<&ModelVote>) -> Verdict {
-    let quoted = |words: &[String]| words.iter().map(|w| format!("\"{w}\"")).collect::<Vec<_>>().join(", ");
     match evidence.suspicion() {
         None => Verdict::Answerable,
         Some(Suspicion::Beyond(kind, phrase)) => Verdict::Unanswerable {

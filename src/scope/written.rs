@@ -18,12 +18,12 @@
 use std::collections::BTreeSet;
 use std::ops::ControlFlow;
 
-use sqlparser::ast::{Expr, Query, SelectItem, SetExpr, TableFactor, Visit, Visitor};
+use sqlparser::ast::{Expr, Query, SelectItem, TableFactor, Visit, Visitor};
 
 use super::link::{matches, tokens};
-use super::Kind;
+use super::{quoted, Kind};
 use crate::catalog::Catalog;
-use crate::checks::literals;
+use crate::checks::{each_select, literals};
 
 /// Distinct values the question does not name, compared in one query, from which the query is
 /// read as knowledge brought from outside the data. One such value is how a model writes a code
@@ -63,10 +63,6 @@ pub fn judge(query: &Query, catalog: &Catalog, question: &str, unlinked: &[Strin
     None
 }
 
-fn quoted(words: &[String]) -> String {
-    words.iter().map(|w| format!("\"{w}\"")).collect::<Vec<_>>().join(", ")
-}
-
 /// The column names the query reads that no table or view of `catalog` has and that the query
 /// does not define itself (an output name, a CTE's or a subquery's column), each named after one
 /// of the `unlinked` words.
@@ -83,24 +79,6 @@ pub fn missing_columns(query: &Query, catalog: &Catalog, unlinked: &[String]) ->
                 for cte in &with.cte_tables {
                     self.defined.insert(cte.alias.name.value.to_lowercase());
                     self.defined.extend(cte.alias.columns.iter().map(|c| c.name.value.to_lowercase()));
-                }
-            }
-            let mut stack = vec![q.body.as_ref()];
-            while let Some(body) = stack.pop() {
-                match body {
-                    SetExpr::Select(s) => {
-                        for item in &s.projection {
-                            if let SelectItem::ExprWithAlias { alias, .. } = item {
-                                self.defined.insert(alias.value.to_lowercase());
-                            }
-                        }
-                    }
-                    SetExpr::SetOperation { left, right, .. } => {
-                        stack.push(left);
-                        stack.push(right);
-                    }
-                    SetExpr::Query(inner) => stack.push(inner.body.as_ref()),
-                    _ => {}
                 }
             }
             ControlFlow::Continue(())
@@ -133,6 +111,13 @@ pub fn missing_columns(query: &Query, catalog: &Catalog, unlinked: &[String]) ->
     }
     let mut names = Names::default();
     let _ = query.visit(&mut names);
+    each_select(query, &mut |s| {
+        for item in &s.projection {
+            if let SelectItem::ExprWithAlias { alias, .. } = item {
+                names.defined.insert(alias.value.to_lowercase());
+            }
+        }
+    });
     let columns: BTreeSet<String> = catalog.tables.iter().flat_map(|t| t.columns.iter().map(|c| c.name.to_lowercase())).collect();
     names
         .read
@@ -149,9 +134,9 @@ pub fn missing_columns(query: &Query, catalog: &Catalog, unlinked: &[String]) ->
 pub fn invented_values(query: &Query, catalog: &Catalog, question: &str, grounded: &[(String, String)]) -> Vec<(String, String)> {
     let text = question.to_lowercase();
     let question_words: Vec<String> = text.split(|c: char| !c.is_alphanumeric()).filter(|w| !w.is_empty()).map(str::to_string).collect();
-    let named = |value: &str| {
-        let core = value.replace(['%', '_'], " ").split_whitespace().collect::<Vec<_>>().join(" ").to_lowercase();
-        if core.is_empty() || text.contains(&core) || grounded.iter().any(|(_, v)| v.to_lowercase() == value.to_lowercase()) {
+    let named = |l: &literals::Literal| {
+        let core = l.core().to_lowercase();
+        if core.is_empty() || text.contains(&core) || grounded.iter().any(|(_, v)| v.to_lowercase() == l.value.to_lowercase()) {
             return true;
         }
         let parts: Vec<&str> = core.split(|c: char| !c.is_alphanumeric()).filter(|w| !w.is_empty()).collect();
@@ -163,7 +148,7 @@ pub fn invented_values(query: &Query, catalog: &Catalog, question: &str, grounde
     let mut seen = BTreeSet::new();
     literals::comparisons(query, catalog)
         .into_iter()
-        .filter(|l| !named(&l.value))
+        .filter(|l| !named(l))
         .filter(|l| seen.insert(l.value.to_lowercase()))
         .map(|l| (format!("{}.{}", l.rel.name, l.column), l.value))
         .collect()
