@@ -119,6 +119,17 @@ pub const BOUNDS_BELOW: &[&str] = &["less", "fewer", "lower", "smaller", "younge
 /// Words that order rows.
 pub const ORDERING: &[&str] = &["ordered", "sorted", "order", "sort", "ranked", "rank", "arranged", "arrange", "ascending", "descending"];
 
+/// How columns store a yes or no: the values a flag holds, lower-case. A query that compares a
+/// flag with one of them reads the data's encoding of a word ("accepted", "official"), not a
+/// fact of its own.
+pub const FLAG_VALUES: &[&str] = &["yes", "no", "y", "n", "true", "false", "t", "f", "0", "1"];
+
+/// Is `value` one of the values a flag holds ([`FLAG_VALUES`]), in any case?
+pub fn is_flag_value(value: &str) -> bool {
+    let v = value.trim().to_lowercase();
+    FLAG_VALUES.contains(&v.as_str())
+}
+
 /// Negations of a verb or a relation ("never", "without", "do not", "isn't").
 pub const NEGATIONS: &[&str] = &["never", "without", "not", "n't", "no"];
 
