@@ -12,14 +12,15 @@
 //!     cargo run --release --example answerability -- evidence [--threshold T] [--list]
 //!         the evidence alone (no chat model; the embedding server for meaning): for each question
 //!         whether it raises a suspicion, by kind and half; every answerable question of both sets
-//!     cargo run --release --example answerability -- ask [--half tune|measure|all]
+//!     cargo run --release --example answerability -- ask [--half tune|measure|all|none]
 //!         the scope stage as it runs inside nl2sql_run (the names' embeddings stored in the
 //!         database, the chat model's vote on a suspicion): every question of the unanswerable set
 //!         and the answerable questions of Benchmark 2's raw results at 0.5.0 (spider_train 200,
 //!         spider 100), whose correctness under the default and under zero-shot those results
 //!         hold; refusals by kind, false refusals, and TrustSQL's reliability score. The scope
 //!         stage runs before probing and verification, so the runs here switch those off: the
-//!         refusal is the default's, at the cost of one generation per answered question.
+//!         refusal is the default's, at the cost of one generation per answered question (whose
+//!         query is judged too, `scope::written`). `--half none`: the answerable questions alone.
 //!
 //! Raw per-question results go to `bench/results/answerability_<mode>.jsonl` (or `$NL2SQL_BENCH_OUT`).
 
@@ -234,22 +235,16 @@ fn reliability(outcomes: &[Outcome], c: f64) -> f64 {
 }
 
 fn ask_mode(half: String, out: &mut std::fs::File) {
+    assert!(["tune", "measure", "all", "none"].contains(&half.as_str()), "--half is tune, measure, all or none (the answerable questions alone), not {half}");
     println!("Benchmark 10 (ask): command: cargo run --release --example answerability -- ask --half {half}");
     let set = unanswerable();
     // unanswerable: (half, kind) -> (refused, total)
     let mut tally: BTreeMap<(String, String), (usize, usize)> = BTreeMap::new();
     let mut unans_refused: BTreeMap<String, Vec<bool>> = BTreeMap::new();
     let (mut seconds, mut asked) = (Vec::new(), 0usize);
-    // the answerable questions of Benchmark 2 at 0.5.0, with the default's and zero-shot's outcomes;
-    // the evidence run's suspicions, by (database, question)
-    let evidence_path = format!("{}/bench/results/answerability_evidence.jsonl", env!("CARGO_MANIFEST_DIR"));
-    let suspicions: BTreeMap<(String, String), String> = std::fs::read_to_string(&evidence_path)
-        .unwrap_or_else(|e| panic!("{evidence_path}: {e} (run the evidence mode first)"))
-        .lines()
-        .filter_map(|l| serde_json::from_str::<Value>(l).ok())
-        .map(|r| ((r["db"].as_str().unwrap_or_default().to_string(), r["question"].as_str().unwrap_or_default().to_string()), r["suspicion"].as_str().unwrap_or_default().to_string()))
-        .collect();
-    let mut skipped = 0usize;
+    // the answerable questions of Benchmark 2 at 0.5.0, with the default's and zero-shot's
+    // outcomes; every one is run (the query written is judged for any English question, whether
+    // its evidence raised a suspicion or not)
     let mut answerable: BTreeMap<String, Vec<(Outcome, Outcome, Outcome)>> = BTreeMap::new(); // (zero_shot, default no refusal, default)
     let mut false_refusals: BTreeMap<String, (usize, usize, usize)> = BTreeMap::new(); // (refused, of which default right, total)
     for (set_name, file, prefix) in [("spider_train", "b2_train_v050.jsonl", "train_"), ("spider", "b2_dev_v050.jsonl", "spider_")] {
@@ -277,15 +272,7 @@ fn ask_mode(half: String, out: &mut std::fs::File) {
         for (_, (zero, full)) in by_question {
             let (Some(zero), Some(full)) = (zero, full) else { continue };
             let db = format!("{prefix}{}", full["db"].as_str().unwrap().to_lowercase());
-            // a question whose evidence raised no suspicion in the evidence run is not refused:
-            // the scope stage refuses only on a suspicion (run `evidence` first)
-            let unsuspected = suspicions.get(&(db.clone(), full["question"].as_str().unwrap().to_string())).is_some_and(|s| s == "none");
-            let (refused, kind, detail, voted, secs, written) = if unsuspected {
-                (false, None, "no suspicion in the evidence run: not run".to_string(), false, 0.0, None)
-            } else {
-                scope_of(&db, full["question"].as_str().unwrap())
-            };
-            skipped += unsuspected as usize;
+            let (refused, kind, detail, voted, secs, written) = scope_of(&db, full["question"].as_str().unwrap());
             seconds.push(secs);
             asked += voted as usize;
             let d = outcome(&full);
@@ -341,5 +328,5 @@ fn ask_mode(half: String, out: &mut std::fs::File) {
         }
     }
     let n = seconds.len();
-    println!("\nthe chat model was asked on {asked} of {n} questions; {skipped} answerable questions without a suspicion in the evidence run were not run (not refused); median run {:.1} s", spider::pct(&mut seconds, 0.5));
+    println!("\nthe chat model was asked on {asked} of {n} questions (a vote on the words that link to nothing); median run {:.1} s", spider::pct(&mut seconds, 0.5));
 }

@@ -130,6 +130,37 @@ pub fn is_flag_value(value: &str) -> bool {
     FLAG_VALUES.contains(&v.as_str())
 }
 
+/// Names of peoples and their languages that do not begin as their country's name does, with the
+/// names the country is stored under ("French" and `'France'`): a query that compares a country
+/// with one of them for a question that says the other names what the question names. Regular
+/// ones ("German" and `'Germany'`, "Swedish" and `'Sweden'`) share their beginning and need no
+/// entry.
+pub const DEMONYMS: &[(&str, &[&str])] = &[
+    ("american", &["usa", "us", "united states", "united states of america", "america"]),
+    ("british", &["uk", "united kingdom", "great britain", "britain", "england", "scotland", "wales"]),
+    ("english", &["england", "uk", "united kingdom"]),
+    ("scottish", &["scotland", "uk", "united kingdom"]),
+    ("welsh", &["wales", "uk", "united kingdom"]),
+    ("french", &["france"]),
+    ("dutch", &["netherlands", "the netherlands", "holland"]),
+    ("irish", &["ireland"]),
+    ("swiss", &["switzerland"]),
+    ("greek", &["greece"]),
+    ("danish", &["denmark"]),
+    ("finnish", &["finland"]),
+    ("polish", &["poland"]),
+    ("spanish", &["spain"]),
+    ("filipino", &["philippines"]),
+    ("kiwi", &["new zealand"]),
+];
+
+/// Does `word` (a people or its language) name the country stored as `place`, or the reverse,
+/// by [`DEMONYMS`]? Either side in any case.
+pub fn same_country(word: &str, place: &str) -> bool {
+    let (w, p) = (word.trim().to_lowercase(), place.trim().to_lowercase());
+    DEMONYMS.iter().any(|(people, places)| (*people == w && places.contains(&p.as_str())) || (*people == p && places.contains(&w.as_str())))
+}
+
 /// Negations of a verb or a relation ("never", "without", "do not", "isn't").
 pub const NEGATIONS: &[&str] = &["never", "without", "not", "n't", "no"];
 

@@ -119,10 +119,11 @@ pub(super) struct Ask<'a, 'r, D: Database + ?Sized, M: Model + ?Sized> {
     /// The relations the caller can read in the schemas of `scope.readings` (empty when none),
     /// where the chosen query is looked for as the other reading.
     pub readings: Catalog,
-    /// The words of the question that link to nothing, which the model's vote in the scope stage
-    /// read as the schema's, and the schema's names closest to them: the query written is then
-    /// judged as further evidence ([`crate::scope::written`]).
-    pub overruled: Option<(Vec<String>, Vec<String>)>,
+    /// Set when the scope stage lets an English question through: the words of the question that
+    /// link to nothing, which the model's vote read as the schema's (none when every word links),
+    /// and the schema's names closest to them. The query written is then judged as further
+    /// evidence ([`crate::scope::written`]).
+    pub let_through: Option<(Vec<String>, Vec<String>)>,
 }
 
 /// Answer `question`: the whole pipeline, every step recorded through `recorder`.
@@ -165,7 +166,7 @@ pub fn ask<D: Database + ?Sized, M: Model + ?Sized>(
         fresh: None,
         scope,
         readings,
-        overruled: None,
+        let_through: None,
     };
     if opts.values {
         ask.ground_values()?;

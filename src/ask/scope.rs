@@ -78,12 +78,15 @@ impl<D: Database + ?Sized, M: Model + ?Sized> Ask<'_, '_, D, M> {
         data["vote"] = json!(vote);
         match scope::decide(&evidence, vote.as_ref()) {
             Verdict::Answerable => {
+                if evidence.english {
+                    self.let_through = Some((Vec::new(), Vec::new()));
+                }
                 let detail = match (&vote, evidence.suspicion()) {
                     (_, None) => format!("every word the question names links to the schema ({} words)", evidence.links.len()),
                     // the words the model was shown: those that link to nothing, or, when nothing
                     // links, every word the question names (verbs and unmatched names included)
                     (Some(v), Some(scope::Suspicion::Missing(words) | scope::Suspicion::Unrelated(words))) if v.answerable => {
-                        self.overruled = Some((words.clone(), evidence.closest()));
+                        self.let_through = Some((words.clone(), evidence.closest()));
                         format!("{} link to nothing, but the model reads them as the schema's: answerable", quoted(&words))
                     }
                     _ => "some words link to nothing, and no vote confirmed it: answerable".into(),
@@ -99,12 +102,13 @@ impl<D: Database + ?Sized, M: Model + ?Sized> Ask<'_, '_, D, M> {
         }
     }
 
-    /// The query the model wrote for a question whose unlinked words its vote read as the
-    /// schema's, judged as further evidence ([`scope::written`]): `Some` when it confirms that
-    /// the database cannot answer (a column named after such a word that no table has, or
-    /// values the question does not name), recorded as a second `scope` step with the query.
+    /// The query the model wrote for an English question the scope stage let through, judged as
+    /// further evidence ([`scope::written`]): `Some` when it shows that the database cannot
+    /// answer (a column that no table has, named after a word that links to nothing and that the
+    /// vote read as the schema's, or a value the question does not name), recorded as a second
+    /// `scope` step with the query.
     pub(super) fn written_scope(&mut self, sql: &str) -> Result<Option<(scope::Kind, String)>> {
-        let Some((unlinked, closest)) = self.overruled.clone() else { return Ok(None) };
+        let Some((unlinked, closest)) = self.let_through.clone() else { return Ok(None) };
         let Ok(checked) = crate::sql::check_query(sql) else { return Ok(None) };
         let Some((kind, reason)) = scope::written::judge(&checked.query, &self.catalog, self.question.text, &unlinked, &self.value_hits, &closest) else {
             return Ok(None);

@@ -1282,9 +1282,21 @@ fn the_query_written_for_words_the_vote_let_through_is_evidence_too() {
     let e = run(&mut ScriptedDb::bookshop(), &mut model, SATISFACTION, json!({"probe": false, "verify": false})).unwrap();
     assert_eq!(e.status(), Status::Unanswerable);
     assert!(e.reason().contains("\"satisfaction_score\", which no table has"), "{}", e.reason());
-    // the same values for a question whose words all link: no vote, no judgement of the query
+    // a question whose words all link, and values it does not name: no vote, but the query is
+    // judged all the same (the question names what the schema has and asks what it does not store)
     let mut model = ScriptedModel::new(vec![sql_reply(invented)]);
-    let e = run(&mut ScriptedDb::bookshop(), &mut model, "Which authors live in which countries?", json!({"probe": false, "verify": false})).unwrap();
+    let e = run(&mut ScriptedDb::bookshop(), &mut model, "Which authors live in the countries of the customers?", json!({"probe": false, "verify": false})).unwrap();
+    assert_eq!((e.status(), steps_of(&e, Stage::Scope)), (Status::Unanswerable, vec!["ok", "unanswerable"]));
+    assert!(e.reason().contains("'Germany'") && !e.reason().contains("no table, column or stored value holds"), "{}", e.reason());
+    assert!(model.requests.len() == 1, "the model wrote the query and was asked nothing else");
+    // values the question names are its own, stored or not (the answer to "Atlantis" is no rows)
+    let atlantis = "SELECT name FROM customers WHERE city = 'Atlantis'";
+    let mut model = ScriptedModel::new(vec![sql_reply(atlantis)]);
+    let e = run(&mut ScriptedDb::bookshop(), &mut model, "Which customers live in Atlantis?", json!({"probe": false, "verify": false})).unwrap();
+    assert_eq!((e.status(), steps_of(&e, Stage::Scope)), (Status::Unverified, vec!["ok"]));
+    // a question that is not English is not judged by an English reading of its words
+    let mut model = ScriptedModel::new(vec![sql_reply(invented)]);
+    let e = run(&mut ScriptedDb::bookshop(), &mut model, "Welche Autoren leben in Ländern mit dem Euro?", json!({"probe": false, "verify": false})).unwrap();
     assert_eq!((e.status(), steps_of(&e, Stage::Scope)), (Status::Unverified, vec!["ok"]));
     // refusal off: SQL whatever it reads
     let mut model = far(&["euro"], vec![sql_reply(invented)]);

@@ -1,23 +1,22 @@
-//! The query the model wrote, as a second piece of evidence that the database cannot answer a
-//! question.
+//! The query the model wrote, as further evidence that the database cannot answer a question.
 //!
-//! When some content words of a question link to nothing and the model nevertheless reads the
-//! question as the schema's (the scope stage's vote), the question goes on to generation. The
-//! query written then shows how the model filled the gap, and two ways of filling it mean the
-//! data has no answer:
+//! A question the scope stage lets through goes on to generation, and the query written shows how
+//! the model filled what the data does not hold. Two ways of filling it mean the data has no
+//! answer:
 //! - **a column that does not exist**, named after a word that links to nothing ("the email
-//!   address of each instructor" → `instructor.email`): the schema has no place for it;
+//!   address of each instructor" → `instructor.email`): the schema has no place for it. Only for
+//!   words that link to nothing and that the model's vote read as the schema's: a missing column
+//!   named after a word that links is a mistake of the model's, for the checks and the repair.
 //! - **a value the question does not name** (at least [`INVENTED`] distinct ones), compared with
 //!   a column ("customers in countries that use the euro" → `country IN ('Germany', 'France')`,
-//!   "drivers from countries that drive on the left" → `nationality = 'British'`): the model
-//!   brought it from its own knowledge, not from the question or the data. How the data encodes
-//!   a word the question names is no such value: a flag's yes or no, a one-letter code, a code
-//!   that begins a word of the question, an abbreviation and its expansion ("LA" and
-//!   `'Los Angeles'`).
-//!
-//! Neither reading is taken without the other: a query that names values of its own, or a column
-//! that does not exist, for a question whose every word links is judged by the checks and the
-//! repair as before.
+//!   "branches in states that voted Republican" → `state = 'Utah'`): the model brought it from
+//!   its own knowledge, not from the question or the data. For any English question, whether
+//!   its words link or not: a question can name only things the schema has and still ask for
+//!   knowledge it does not store. How the data encodes a word the question names is no such
+//!   value: a flag's yes or no, a one-letter code, a code that begins a word of the question, an
+//!   abbreviation and its expansion ("LA" and `'Los Angeles'`), a country and its people
+//!   ("French" and `'France'`). A value the question names and the data does not hold
+//!   ("orders from Atlantis" → `'Atlantis'`) is the question's: its answer is no rows.
 
 use std::collections::BTreeSet;
 use std::ops::ControlFlow;
@@ -40,8 +39,9 @@ use crate::checks::{each_select, literals};
 /// Republican", `'2020-02-29'` for "a leap year").
 pub const INVENTED: usize = 1;
 
-/// What the query the model wrote shows, for a question whose `unlinked` words link to nothing:
-/// the kind of question it is and why, in words; `None` when the query fills no gap either way.
+/// What the query the model wrote shows, for a question whose `unlinked` words link to nothing
+/// (none: every word links): the kind of question it is and why, in words; `None` when the query
+/// fills no gap either way.
 /// `grounded` are the stored values the value index matched in the question (`table.column`,
 /// value); `closest` the schema's names closest to the unlinked words.
 pub fn judge(query: &Query, catalog: &Catalog, question: &str, unlinked: &[String], grounded: &[(String, String)], closest: &[String]) -> Option<(Kind, String)> {
@@ -61,10 +61,12 @@ pub fn judge(query: &Query, catalog: &Catalog, question: &str, unlinked: &[Strin
     if invented.len() >= INVENTED {
         let shown: Vec<String> = invented.iter().take(4).map(|(column, value)| format!("{column} = '{}'", value.replace('\'', "''"))).collect();
         let more = if invented.len() > 4 { format!(" and {} more", invented.len() - 4) } else { String::new() };
+        let (what, they) = if invented.len() == 1 { ("a value", "it comes") } else { ("values", "they come") };
+        let gap = if unlinked.is_empty() { String::new() } else { format!("no table, column or stored value holds {words}, and ") };
         return Some((
             Kind::OutsideKnowledge,
             format!(
-                "the question needs knowledge the database does not store: no table, column or stored value holds {words}, and the query the model wrote compares {}{more}, values the question does not name: they come from the model's own knowledge, not from the data{close}",
+                "the question needs knowledge the database does not store: {gap}the query the model wrote compares {}{more}, {what} the question does not name: {they} from the model's own knowledge, not from the data{close}",
                 shown.join(", ")
             ),
         ));
@@ -142,13 +144,15 @@ pub fn missing_columns(query: &Query, catalog: &Catalog, unlinked: &[String]) ->
 /// encoding of a word of the question: a flag's value (`'Y'`, `'false'`), a single character, a
 /// code of at most three letters that begins a word of the question (`'F'` for "female") or that
 /// a word of it begins (`'USA'` for "US"), the initials of words of the question (`'US'` for
-/// "United States") or a value whose initials are a word of it (`'Los Angeles'` for "LA").
+/// "United States"), a value whose initials are a word of it (`'Los Angeles'` for "LA"), a
+/// country for its people or the reverse (`'France'` for "French", [`crate::lexicon::DEMONYMS`]).
 pub fn invented_values(query: &Query, catalog: &Catalog, question: &str, grounded: &[(String, String)]) -> Vec<(String, String)> {
     let text = question.to_lowercase();
     let question_words: Vec<String> = text.split(|c: char| !c.is_alphanumeric()).filter(|w| !w.is_empty()).map(str::to_string).collect();
     // initials of runs of content words ("united states"), not of any words ("in the")
     let question_initials: Vec<String> =
         (2..=3).flat_map(|n| question_words.windows(n).filter(|w| !w.iter().any(|x| crate::lexicon::is_function_word(x))).map(initials)).collect();
+    let joined = format!(" {} ", question_words.join(" "));
     let named = |l: &literals::Literal| {
         let core = l.core().to_lowercase();
         if core.is_empty() || text.contains(&core) || grounded.iter().any(|(_, v)| v.to_lowercase() == l.value.to_lowercase()) {
@@ -164,6 +168,10 @@ pub fn invented_values(query: &Query, catalog: &Catalog, question: &str, grounde
         if parts.len() >= 2 && question_words.iter().any(|w| *w == initials(&parts)) {
             return true;
         }
+        // a people for its country, or the reverse ("French" and 'France', "the UK" and 'British')
+        if question_words.iter().any(|w| crate::lexicon::same_country(w, &core)) || places_named(&joined, &core) {
+            return true;
+        }
         let short = core.chars().count() <= 3;
         if short && question_words.iter().any(|w| w.starts_with(&core)) {
             return true;
@@ -177,6 +185,12 @@ pub fn invented_values(query: &Query, catalog: &Catalog, question: &str, grounde
         .filter(|l| seen.insert(l.value.to_lowercase()))
         .map(|l| (format!("{}.{}", l.rel.name, l.column), l.value))
         .collect()
+}
+
+/// Is `value` a people whose country, in one of the names [`crate::lexicon::DEMONYMS`] gives it,
+/// is among the question's words (`joined`: the words between spaces, with a space at each end)?
+fn places_named(joined: &str, value: &str) -> bool {
+    crate::lexicon::DEMONYMS.iter().any(|(people, places)| *people == value && places.iter().any(|p| joined.contains(&format!(" {p} "))))
 }
 
 /// The first letters of `words`, lower-case: "los angeles" is "la".
@@ -261,6 +275,23 @@ mod tests {
         assert!(why.contains("authors.country = 'United Kingdom'"), "{why}");
         // the same value named by the question, or by its initials, is the question's
         assert!(judge(&q, &bookshop(), "Which authors come from the UK, where cars drive on the left?", &words(&["cars", "drive"]), &[], &[]).is_none());
+        // or by its people: a country and its people are one
+        assert!(judge(&q, &bookshop(), "Which authors are British?", &[], &[], &[]).is_none());
+        let q = query("SELECT name FROM authors WHERE country <> 'France' OR country = 'Germany' OR country = 'British'");
+        assert!(invented_values(&q, &bookshop(), "Which authors are not French but German, or from the United Kingdom?", &[]).is_empty());
+    }
+
+    #[test]
+    fn a_question_whose_words_all_link_is_judged_by_its_values_alone() {
+        // "Republican" is the question's word; 'Utah' the model's
+        let q = query("SELECT name FROM customers WHERE city = 'Utah'");
+        let (kind, why) = judge(&q, &bookshop(), "Which customers live in cities that voted Republican?", &[], &[], &[]).expect("judged");
+        assert_eq!(kind, Kind::OutsideKnowledge);
+        assert!(why.contains("compares customers.city = 'Utah', a value the question does not name: it comes from"), "{why}");
+        assert!(!why.contains("holds"), "no unlinked words to name: {why}");
+        // no unlinked word: a missing column is the repair's
+        let q = query("SELECT name, vote FROM customers");
+        assert!(judge(&q, &bookshop(), "Which customers voted?", &[], &[], &[]).is_none());
     }
 
     #[test]
