@@ -110,7 +110,12 @@ impl<D: Database + ?Sized, M: Model + ?Sized> Ask<'_, '_, D, M> {
     pub(super) fn written_scope(&mut self, sql: &str) -> Result<Option<(scope::Kind, String)>> {
         let Some((unlinked, closest)) = self.let_through.clone() else { return Ok(None) };
         let Ok(checked) = crate::sql::check_query(sql) else { return Ok(None) };
-        let Some((kind, reason)) = scope::written::judge(&checked.query, &self.catalog, self.question.text, &unlinked, &self.value_hits, &closest) else {
+        // what curators taught this database and the run was shown: its knowledge, not the model's
+        let taught = &self.grounding.taught;
+        let mut curated: Vec<String> = taught.examples.iter().map(|e| e.sql.clone()).collect();
+        curated.extend(taught.terms.iter().flat_map(|t| std::iter::once(t.meaning.clone()).chain(t.sql.clone())));
+        curated.extend(self.asked_again.iter().flat_map(|a| [a.example.sql.clone(), a.sql.clone()]));
+        let Some((kind, reason)) = scope::written::judge(&checked.query, &self.catalog, self.question.text, &unlinked, &self.value_hits, &curated, &closest) else {
             return Ok(None);
         };
         let data = json!({"kind": kind, "unlinked": unlinked, "by": "the query written"});

@@ -1294,6 +1294,13 @@ fn the_query_written_for_words_the_vote_let_through_is_evidence_too() {
     let mut model = ScriptedModel::new(vec![sql_reply(atlantis)]);
     let e = run(&mut ScriptedDb::bookshop(), &mut model, "Which customers live in Atlantis?", json!({"probe": false, "verify": false})).unwrap();
     assert_eq!((e.status(), steps_of(&e, Stage::Scope)), (Status::Unverified, vec!["ok"]));
+    // values a curator taught (a glossary entry the question mentions) are the database's
+    // knowledge: the same query for the same question, with the term defined, is answered
+    let mut db = ScriptedDb::bookshop();
+    db.glossary = vec![Term { term: "euro".into(), meaning: "the countries that use the euro".into(), sql: Some("authors.country IN ('Germany', 'France', 'Italy')".into()) }];
+    let mut model = far(&["euro"], vec![text_reply(ANSWERABLE), sql_reply(invented)]);
+    let e = run(&mut db, &mut model, euro, json!({"probe": false, "verify": false})).unwrap();
+    assert_eq!((e.status(), e.chosen_sql.as_str()), (Status::Unverified, invented), "{:?}", steps_of(&e, Stage::Scope));
     // a question that is not English is not judged by an English reading of its words
     let mut model = ScriptedModel::new(vec![sql_reply(invented)]);
     let e = run(&mut ScriptedDb::bookshop(), &mut model, "Welche Autoren leben in Ländern mit dem Euro?", json!({"probe": false, "verify": false})).unwrap();

@@ -43,8 +43,10 @@ pub const INVENTED: usize = 1;
 /// (none: every word links): the kind of question it is and why, in words; `None` when the query
 /// fills no gap either way.
 /// `grounded` are the stored values the value index matched in the question (`table.column`,
-/// value); `closest` the schema's names closest to the unlinked words.
-pub fn judge(query: &Query, catalog: &Catalog, question: &str, unlinked: &[String], grounded: &[(String, String)], closest: &[String]) -> Option<(Kind, String)> {
+/// value); `curated` what curators of this database wrote that the run was shown (verified
+/// examples' SQL, glossary meanings and expressions: a value in them is the database's knowledge,
+/// not the model's); `closest` the schema's names closest to the unlinked words.
+pub fn judge(query: &Query, catalog: &Catalog, question: &str, unlinked: &[String], grounded: &[(String, String)], curated: &[String], closest: &[String]) -> Option<(Kind, String)> {
     let words = quoted(unlinked);
     let close = if closest.is_empty() { String::new() } else { format!("; the closest in the schema: {}", closest.join(", ")) };
     let missing = missing_columns(query, catalog, unlinked);
@@ -57,7 +59,9 @@ pub fn judge(query: &Query, catalog: &Catalog, question: &str, unlinked: &[Strin
             ),
         ));
     }
-    let invented = invented_values(query, catalog, question, grounded);
+    let curated: Vec<String> = curated.iter().map(|t| t.to_lowercase()).collect();
+    let invented: Vec<(String, String)> =
+        invented_values(query, catalog, question, grounded).into_iter().filter(|(_, v)| !curated.iter().any(|t| t.contains(&v.to_lowercase()))).collect();
     if invented.len() >= INVENTED {
         let shown: Vec<String> = invented.iter().take(4).map(|(column, value)| format!("{column} = '{}'", value.replace('\'', "''"))).collect();
         let more = if invented.len() > 4 { format!(" and {} more", invented.len() - 4) } else { String::new() };
@@ -215,7 +219,7 @@ mod tests {
     #[test]
     fn a_column_named_after_an_unlinked_word_that_no_table_has_is_missing_data() {
         let q = query("SELECT c.name, c.email_address FROM customers AS c");
-        let (kind, why) = judge(&q, &bookshop(), "What is the email address of each customer?", &words(&["email", "address"]), &[], &["customers.name".into()]).expect("judged");
+        let (kind, why) = judge(&q, &bookshop(), "What is the email address of each customer?", &words(&["email", "address"]), &[], &[], &["customers.name".into()]).expect("judged");
         assert_eq!(kind, Kind::MissingData);
         assert!(why.contains("\"email_address\"") && why.contains("\"email\", \"address\"") && why.contains("closest in the schema: customers.name"), "{why}");
     }
@@ -235,7 +239,7 @@ mod tests {
     #[test]
     fn a_list_of_values_the_question_does_not_name_is_outside_knowledge() {
         let q = query("SELECT name FROM authors WHERE country IN ('Germany', 'France', 'Italy')");
-        let (kind, why) = judge(&q, &bookshop(), "Which authors live in countries that use the euro?", &words(&["euro"]), &[], &[]).expect("judged");
+        let (kind, why) = judge(&q, &bookshop(), "Which authors live in countries that use the euro?", &words(&["euro"]), &[], &[], &[]).expect("judged");
         assert_eq!(kind, Kind::OutsideKnowledge);
         assert!(why.contains("authors.country = 'Germany'") && why.contains("\"euro\""), "{why}");
     }
@@ -255,7 +259,7 @@ mod tests {
         assert!(invented_values(&q, &catalog, "Which authors live in Germany or Spain?", &grounded).is_empty());
         // how the data encodes a word: a flag, one character, an abbreviation and its expansion
         let q = query("SELECT name FROM customers WHERE city = 'Y'");
-        assert!(judge(&q, &catalog, "Which customers were accepted?", &words(&["accepted"]), &[], &[]).is_none());
+        assert!(judge(&q, &catalog, "Which customers were accepted?", &words(&["accepted"]), &[], &[], &[]).is_none());
         let q = query("SELECT name FROM customers WHERE city = 'false' OR name = 'T' OR city = 'k'");
         assert!(invented_values(&q, &catalog, "Which customers are official?", &[]).is_empty());
         let q = query("SELECT name FROM customers WHERE city = 'Los Angeles' OR city IN ('USA', 'US')");
@@ -270,13 +274,13 @@ mod tests {
     #[test]
     fn one_value_of_the_models_own_is_outside_knowledge() {
         let q = query("SELECT name FROM authors WHERE country = 'United Kingdom'");
-        let (kind, why) = judge(&q, &bookshop(), "Which authors come from countries where cars drive on the left?", &words(&["cars", "drive"]), &[], &[]).expect("judged");
+        let (kind, why) = judge(&q, &bookshop(), "Which authors come from countries where cars drive on the left?", &words(&["cars", "drive"]), &[], &[], &[]).expect("judged");
         assert_eq!(kind, Kind::OutsideKnowledge);
         assert!(why.contains("authors.country = 'United Kingdom'"), "{why}");
         // the same value named by the question, or by its initials, is the question's
-        assert!(judge(&q, &bookshop(), "Which authors come from the UK, where cars drive on the left?", &words(&["cars", "drive"]), &[], &[]).is_none());
+        assert!(judge(&q, &bookshop(), "Which authors come from the UK, where cars drive on the left?", &words(&["cars", "drive"]), &[], &[], &[]).is_none());
         // or by its people: a country and its people are one
-        assert!(judge(&q, &bookshop(), "Which authors are British?", &[], &[], &[]).is_none());
+        assert!(judge(&q, &bookshop(), "Which authors are British?", &[], &[], &[], &[]).is_none());
         let q = query("SELECT name FROM authors WHERE country <> 'France' OR country = 'Germany' OR country = 'British'");
         assert!(invented_values(&q, &bookshop(), "Which authors are not French but German, or from the United Kingdom?", &[]).is_empty());
     }
@@ -285,13 +289,17 @@ mod tests {
     fn a_question_whose_words_all_link_is_judged_by_its_values_alone() {
         // "Republican" is the question's word; 'Utah' the model's
         let q = query("SELECT name FROM customers WHERE city = 'Utah'");
-        let (kind, why) = judge(&q, &bookshop(), "Which customers live in cities that voted Republican?", &[], &[], &[]).expect("judged");
+        let (kind, why) = judge(&q, &bookshop(), "Which customers live in cities that voted Republican?", &[], &[], &[], &[]).expect("judged");
         assert_eq!(kind, Kind::OutsideKnowledge);
         assert!(why.contains("compares customers.city = 'Utah', a value the question does not name: it comes from"), "{why}");
         assert!(!why.contains("holds"), "no unlinked words to name: {why}");
+        // what a curator taught this database (a glossary entry, a verified example) is its
+        // knowledge, not the model's
+        let glossary = vec!["republican city: city IN ('Utah', 'Texas')".to_string()];
+        assert!(judge(&q, &bookshop(), "Which customers live in cities that voted Republican?", &[], &[], &glossary, &[]).is_none());
         // no unlinked word: a missing column is the repair's
         let q = query("SELECT name, vote FROM customers");
-        assert!(judge(&q, &bookshop(), "Which customers voted?", &[], &[], &[]).is_none());
+        assert!(judge(&q, &bookshop(), "Which customers voted?", &[], &[], &[], &[]).is_none());
     }
 
     #[test]
