@@ -119,10 +119,10 @@ pub(super) struct Ask<'a, 'r, D: Database + ?Sized, M: Model + ?Sized> {
     /// The relations the caller can read in the schemas of `scope.readings` (empty when none),
     /// where the chosen query is looked for as the other reading.
     pub readings: Catalog,
-    /// Set when the scope stage lets an English question through: the words of the question that
-    /// link to nothing, which the model's vote read as the schema's (none when every word links),
-    /// and the schema's names closest to them. The query written is then judged as further
-    /// evidence ([`crate::scope::written`]).
+    /// Set when the scope stage lets an English question through with words that link to
+    /// nothing, which the model's vote read as the schema's, or, every word linking, with names
+    /// that no stored value holds ("Republican"): those words and the schema's names closest to
+    /// them. The query written is then judged as further evidence ([`crate::scope::written`]).
     pub let_through: Option<(Vec<String>, Vec<String>)>,
 }
 

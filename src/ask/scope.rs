@@ -78,8 +78,11 @@ impl<D: Database + ?Sized, M: Model + ?Sized> Ask<'_, '_, D, M> {
         data["vote"] = json!(vote);
         match scope::decide(&evidence, vote.as_ref()) {
             Verdict::Answerable => {
-                if evidence.english {
-                    self.let_through = Some((Vec::new(), Vec::new()));
+                // a question whose words all link but that names what no stored value holds
+                // ("states that voted Republican"): the query written shows whether the model
+                // kept the name (its answer is no rows) or put knowledge of its own in its place
+                if evidence.english && !evidence.unmatched_names.is_empty() {
+                    self.let_through = Some((evidence.unmatched_names.clone(), Vec::new()));
                 }
                 let detail = match (&vote, evidence.suspicion()) {
                     (_, None) => format!("every word the question names links to the schema ({} words)", evidence.links.len()),
@@ -102,11 +105,11 @@ impl<D: Database + ?Sized, M: Model + ?Sized> Ask<'_, '_, D, M> {
         }
     }
 
-    /// The query the model wrote for an English question the scope stage let through, judged as
-    /// further evidence ([`scope::written`]): `Some` when it shows that the database cannot
-    /// answer (a column that no table has, named after a word that links to nothing and that the
-    /// vote read as the schema's, or a value the question does not name), recorded as a second
-    /// `scope` step with the query.
+    /// The query the model wrote for an English question the scope stage let through with words
+    /// that link to nothing (read by the vote as the schema's) or names that no stored value
+    /// holds, judged as further evidence ([`scope::written`]): `Some` when it shows that the
+    /// database cannot answer (a column that no table has, named after such a word, or a value
+    /// the question does not name), recorded as a second `scope` step with the query.
     pub(super) fn written_scope(&mut self, sql: &str) -> Result<Option<(scope::Kind, String)>> {
         let Some((unlinked, closest)) = self.let_through.clone() else { return Ok(None) };
         let Ok(checked) = crate::sql::check_query(sql) else { return Ok(None) };

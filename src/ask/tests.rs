@@ -1282,13 +1282,18 @@ fn the_query_written_for_words_the_vote_let_through_is_evidence_too() {
     let e = run(&mut ScriptedDb::bookshop(), &mut model, SATISFACTION, json!({"probe": false, "verify": false})).unwrap();
     assert_eq!(e.status(), Status::Unanswerable);
     assert!(e.reason().contains("\"satisfaction_score\", which no table has"), "{}", e.reason());
-    // a question whose words all link, and values it does not name: no vote, but the query is
-    // judged all the same (the question names what the schema has and asks what it does not store)
+    // a question whose words all link but that names what no stored value holds: no vote, but
+    // the query is judged, and values in place of the name are the model's knowledge
+    let mut model = ScriptedModel::new(vec![sql_reply(invented)]);
+    let e = run(&mut ScriptedDb::bookshop(), &mut model, "Which authors live in the countries of the Eurozone?", json!({"probe": false, "verify": false})).unwrap();
+    assert_eq!((e.status(), steps_of(&e, Stage::Scope)), (Status::Unanswerable, vec!["ok", "unanswerable"]));
+    assert!(e.reason().contains("'Germany'") && e.reason().contains("holds \"Eurozone\""), "{}", e.reason());
+    assert!(model.requests.len() == 1, "the model wrote the query and was asked nothing else");
+    // without such a name, a value the model added is its mistake (a filter too many), not a
+    // refusal: the checks and the repair judge it
     let mut model = ScriptedModel::new(vec![sql_reply(invented)]);
     let e = run(&mut ScriptedDb::bookshop(), &mut model, "Which authors live in the countries of the customers?", json!({"probe": false, "verify": false})).unwrap();
-    assert_eq!((e.status(), steps_of(&e, Stage::Scope)), (Status::Unanswerable, vec!["ok", "unanswerable"]));
-    assert!(e.reason().contains("'Germany'") && !e.reason().contains("no table, column or stored value holds"), "{}", e.reason());
-    assert!(model.requests.len() == 1, "the model wrote the query and was asked nothing else");
+    assert_eq!((e.status(), steps_of(&e, Stage::Scope)), (Status::Unverified, vec!["ok"]));
     // values the question names are its own, stored or not (the answer to "Atlantis" is no rows)
     let atlantis = "SELECT name FROM customers WHERE city = 'Atlantis'";
     let mut model = ScriptedModel::new(vec![sql_reply(atlantis)]);
