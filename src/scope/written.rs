@@ -26,7 +26,7 @@ use std::ops::ControlFlow;
 
 use sqlparser::ast::{Expr, Query, SelectItem, TableFactor, Visit, Visitor};
 
-use super::link::{matches, tokens};
+use super::link::{matches, same_stem, tokens};
 use super::{quoted, Kind};
 use crate::catalog::Catalog;
 use crate::checks::{each_select, literals};
@@ -147,8 +147,9 @@ pub fn missing_columns(query: &Query, catalog: &Catalog, unlinked: &[String]) ->
 
 /// The string values the query compares with columns (`table.column`, value) that the question
 /// does not name, distinct ignoring case: not in the question's text, no word of them a word of
-/// the question, not a stored value the value index matched in the question, and not the data's
-/// encoding of a word of the question: a flag's value (`'Y'`, `'false'`), a single character, a
+/// the question (as the linking matches words: a plural, a prefix, a stem), not a stored value
+/// the value index matched in the question, and not the data's encoding of a word of the
+/// question: a flag's value (`'Y'`, `'false'`), a single character, a
 /// code of at most three letters that begins a word of the question (`'F'` for "female") or that
 /// a word of it begins (`'USA'` for "US"), the initials of words of the question (`'US'` for
 /// "United States"), a value whose initials are a word of it (`'Los Angeles'` for "LA"), a
@@ -169,7 +170,7 @@ pub fn invented_values(query: &Query, catalog: &Catalog, question: &str, grounde
             return true;
         }
         let parts: Vec<&str> = core.split(|c: char| !c.is_alphanumeric()).filter(|w| !w.is_empty()).collect();
-        if parts.iter().any(|p| p.chars().count() >= 3 && question_words.iter().any(|w| w == p || matches(w, p) || matches(p, w))) {
+        if parts.iter().any(|p| p.chars().count() >= 3 && question_words.iter().any(|w| w == p || matches(w, p) || matches(p, w) || same_stem(w, p))) {
             return true;
         }
         if parts.len() >= 2 && question_words.iter().any(|w| *w == initials(&parts)) {
@@ -253,6 +254,9 @@ mod tests {
         // written in the question, in another case or as a pattern
         let q = query("SELECT a.name FROM authors AS a, customers AS c WHERE a.country = 'france' OR c.city LIKE '%Paris%'");
         assert!(invented_values(&q, &catalog, "Which authors are from France, or have customers in Paris?", &[]).is_empty());
+        // a word of the value that shares its stem with one of the question ('Province', "provincial")
+        let q = query("SELECT name FROM customers WHERE city = 'Province'");
+        assert!(invented_values(&q, &catalog, "Which customers live in provincial towns?", &[]).is_empty());
         // a code that begins a word of the question, a word of the value in the question
         let q = query("SELECT name FROM customers WHERE city IN ('F', 'City of Lyon')");
         assert!(invented_values(&q, &catalog, "Which female customers live in the city?", &[]).is_empty());
