@@ -154,11 +154,15 @@ pub const DEMONYMS: &[(&str, &[&str])] = &[
     ("kiwi", &["new zealand"]),
 ];
 
-/// Does `word` (a people or its language) name the country stored as `place`, or the reverse,
-/// by [`DEMONYMS`]? Either side in any case.
-pub fn same_country(word: &str, place: &str) -> bool {
-    let (w, p) = (word.trim().to_lowercase(), place.trim().to_lowercase());
-    DEMONYMS.iter().any(|(people, places)| (*people == w && places.contains(&p.as_str())) || (*people == p && places.contains(&w.as_str())))
+/// Do the question's `words` (lower-case, in order) name the country or the people `value` is,
+/// by [`DEMONYMS`]: a people whose country `value` is ("French" for `'France'`), or a name of
+/// the country whose people `value` is ("the United Kingdom" for `'British'`)?
+pub fn names_country(words: &[String], value: &str) -> bool {
+    let v = value.trim().to_lowercase();
+    let joined = format!(" {} ", words.join(" "));
+    DEMONYMS.iter().any(|(people, places)| {
+        (places.contains(&v.as_str()) && words.iter().any(|w| w == people)) || (*people == v && places.iter().any(|p| joined.contains(&format!(" {p} "))))
+    })
 }
 
 /// Negations of a verb or a relation ("never", "without", "do not", "isn't").

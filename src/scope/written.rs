@@ -149,18 +149,17 @@ pub fn missing_columns(query: &Query, catalog: &Catalog, unlinked: &[String]) ->
 /// does not name, distinct ignoring case: not in the question's text, no word of them a word of
 /// the question (as the linking matches words: a plural, a prefix, a stem), not a stored value
 /// the value index matched in the question, and not the data's encoding of a word of the
-/// question: a flag's value (`'Y'`, `'false'`), a single character, a
-/// code of at most three letters that begins a word of the question (`'F'` for "female") or that
-/// a word of it begins (`'USA'` for "US"), the initials of words of the question (`'US'` for
-/// "United States"), a value whose initials are a word of it (`'Los Angeles'` for "LA"), a
-/// country for its people or the reverse (`'France'` for "French", [`crate::lexicon::DEMONYMS`]).
+/// question: a flag's value (`'Y'`, `'false'`), a single character, a code of at most three
+/// letters that begins a word of the question (`'F'` for "female") or that a word of it begins
+/// (`'USA'` for "US"), the initials of words of the question (`'US'` for "United States"), a
+/// value whose initials are a word of it (`'Los Angeles'` for "LA"), a country for its people or
+/// the reverse (`'France'` for "French", [`crate::lexicon::names_country`]).
 pub fn invented_values(query: &Query, catalog: &Catalog, question: &str, grounded: &[(String, String)]) -> Vec<(String, String)> {
     let text = question.to_lowercase();
     let question_words: Vec<String> = text.split(|c: char| !c.is_alphanumeric()).filter(|w| !w.is_empty()).map(str::to_string).collect();
     // initials of runs of content words ("united states"), not of any words ("in the")
     let question_initials: Vec<String> =
         (2..=3).flat_map(|n| question_words.windows(n).filter(|w| !w.iter().any(|x| crate::lexicon::is_function_word(x))).map(initials)).collect();
-    let joined = format!(" {} ", question_words.join(" "));
     let named = |l: &literals::Literal| {
         let core = l.core().to_lowercase();
         if core.is_empty() || text.contains(&core) || grounded.iter().any(|(_, v)| v.to_lowercase() == l.value.to_lowercase()) {
@@ -177,7 +176,7 @@ pub fn invented_values(query: &Query, catalog: &Catalog, question: &str, grounde
             return true;
         }
         // a people for its country, or the reverse ("French" and 'France', "the UK" and 'British')
-        if question_words.iter().any(|w| crate::lexicon::same_country(w, &core)) || places_named(&joined, &core) {
+        if crate::lexicon::names_country(&question_words, &core) {
             return true;
         }
         let short = core.chars().count() <= 3;
@@ -193,12 +192,6 @@ pub fn invented_values(query: &Query, catalog: &Catalog, question: &str, grounde
         .filter(|l| seen.insert(l.value.to_lowercase()))
         .map(|l| (format!("{}.{}", l.rel.name, l.column), l.value))
         .collect()
-}
-
-/// Is `value` a people whose country, in one of the names [`crate::lexicon::DEMONYMS`] gives it,
-/// is among the question's words (`joined`: the words between spaces, with a space at each end)?
-fn places_named(joined: &str, value: &str) -> bool {
-    crate::lexicon::DEMONYMS.iter().any(|(people, places)| *people == value && places.iter().any(|p| joined.contains(&format!(" {p} "))))
 }
 
 /// The first letters of `words`, lower-case: "los angeles" is "la".
