@@ -121,9 +121,10 @@ pub(super) struct Ask<'a, 'r, D: Database + ?Sized, M: Model + ?Sized> {
     pub readings: Catalog,
     /// Set when the scope stage lets an English question through with words that link to
     /// nothing, which the model's vote read as the schema's, or, every word linking, with names
-    /// that no stored value holds ("Republican"): those words and the schema's names closest to
-    /// them. The query written is then judged as further evidence ([`crate::scope::written`]).
-    pub let_through: Option<(Vec<String>, Vec<String>)>,
+    /// that no stored value holds ("Republican"): those words, those names and the schema's names
+    /// closest to the words. The query written is then judged as further evidence
+    /// ([`crate::scope::written`]).
+    pub let_through: Option<crate::scope::written::Gap>,
 }
 
 /// Answer `question`: the whole pipeline, every step recorded through `recorder`.

@@ -16,6 +16,7 @@ use super::prompts;
 use crate::effects::{Database, Model};
 use crate::error::Result;
 use crate::llm::ChatRequest;
+use crate::scope::written::Gap;
 use crate::scope::{self, link, quoted, Evidence, Verdict, MEANING_THRESHOLD};
 use crate::trace::{Stage, Status};
 
@@ -80,16 +81,18 @@ impl<D: Database + ?Sized, M: Model + ?Sized> Ask<'_, '_, D, M> {
             Verdict::Answerable => {
                 // a question whose words all link but that names what no stored value holds
                 // ("states that voted Republican"): the query written shows whether the model
-                // kept the name (its answer is no rows) or put knowledge of its own in its place
-                if evidence.english && !evidence.unmatched_names.is_empty() {
-                    self.let_through = Some((evidence.unmatched_names.clone(), Vec::new()));
+                // kept the name (its answer is no rows), put knowledge of its own in its place, or
+                // left it out (the query answers another question)
+                let unmatched = evidence.unmatched_names.clone();
+                if evidence.english && !unmatched.is_empty() {
+                    self.let_through = Some(Gap { unlinked: unmatched.clone(), names: unmatched.clone(), closest: Vec::new() });
                 }
                 let detail = match (&vote, evidence.suspicion()) {
                     (_, None) => format!("every word the question names links to the schema ({} words)", evidence.links.len()),
                     // the words the model was shown: those that link to nothing, or, when nothing
                     // links, every word the question names (verbs and unmatched names included)
                     (Some(v), Some(scope::Suspicion::Missing(words) | scope::Suspicion::Unrelated(words))) if v.answerable => {
-                        self.let_through = Some((words.clone(), evidence.closest()));
+                        self.let_through = Some(Gap { unlinked: words.clone(), names: unmatched, closest: evidence.closest() });
                         format!("{} link to nothing, but the model reads them as the schema's: answerable", quoted(&words))
                     }
                     _ => "some words link to nothing, and no vote confirmed it: answerable".into(),
@@ -111,17 +114,17 @@ impl<D: Database + ?Sized, M: Model + ?Sized> Ask<'_, '_, D, M> {
     /// database cannot answer (a column that no table has, named after such a word, or a value
     /// the question does not name), recorded as a second `scope` step with the query.
     pub(super) fn written_scope(&mut self, sql: &str) -> Result<Option<(scope::Kind, String)>> {
-        let Some((unlinked, closest)) = self.let_through.clone() else { return Ok(None) };
+        let Some(gap) = self.let_through.clone() else { return Ok(None) };
         let Ok(checked) = crate::sql::check_query(sql) else { return Ok(None) };
         // what curators taught this database and the run was shown: its knowledge, not the model's
         let taught = &self.grounding.taught;
         let mut curated: Vec<String> = taught.examples.iter().map(|e| e.sql.clone()).collect();
         curated.extend(taught.terms.iter().flat_map(|t| std::iter::once(t.meaning.clone()).chain(t.sql.clone())));
         curated.extend(self.asked_again.iter().flat_map(|a| [a.example.sql.clone(), a.sql.clone()]));
-        let Some((kind, reason)) = scope::written::judge(&checked.query, &self.catalog, self.question.text, &unlinked, &self.value_hits, &curated, &closest) else {
+        let Some((kind, reason)) = scope::written::judge(&checked.query, &self.catalog, self.question.text, &gap, &self.value_hits, &curated) else {
             return Ok(None);
         };
-        let data = json!({"kind": kind, "unlinked": unlinked, "by": "the query written"});
+        let data = json!({"kind": kind, "unlinked": gap.unlinked, "names": gap.names, "by": "the query written"});
         self.trace.step(Stage::Scope, Status::Unanswerable, reason.clone(), Some(sql.to_string()), data)?;
         Ok(Some((kind, reason)))
     }

@@ -1289,6 +1289,11 @@ fn the_query_written_for_words_the_vote_let_through_is_evidence_too() {
     assert_eq!((e.status(), steps_of(&e, Stage::Scope)), (Status::Unanswerable, vec!["ok", "unanswerable"]));
     assert!(e.reason().contains("'Germany'") && e.reason().contains("holds \"Eurozone\""), "{}", e.reason());
     assert!(model.requests.len() == 1, "the model wrote the query and was asked nothing else");
+    // or left out: the query answers another question
+    let mut model = ScriptedModel::new(vec![sql_reply("SELECT book_id, title FROM books")]);
+    let e = run(&mut ScriptedDb::bookshop(), &mut model, "What is the ISBN of each book?", json!({"probe": false, "verify": false})).unwrap();
+    assert_eq!((e.status(), steps_of(&e, Stage::Scope)), (Status::Unanswerable, vec!["ok", "unanswerable"]));
+    assert!(e.reason().contains("holds \"ISBN\", and the query the model wrote leaves it out"), "{}", e.reason());
     // without such a name, a value the model added is its mistake (a filter too many), not a
     // refusal: the checks and the repair judge it
     let mut model = ScriptedModel::new(vec![sql_reply(invented)]);

@@ -42,14 +42,24 @@ use crate::checks::{each_select, literals};
 /// Republican", `'2020-02-29'` for "a leap year").
 pub const INVENTED: usize = 1;
 
-/// What the query the model wrote shows, for a question whose `unlinked` words link to nothing
-/// (none: every word links): the kind of question it is and why, in words; `None` when the query
-/// fills no gap either way.
+/// What the scope stage let through to generation for the query to show: the words of the
+/// question that link to nothing (none: every word links), its proper names that no stored value
+/// holds, and the schema's names closest to the unlinked words.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Gap {
+    pub unlinked: Vec<String>,
+    pub names: Vec<String>,
+    pub closest: Vec<String>,
+}
+
+/// What the query the model wrote shows, for a question with a [`Gap`]: the kind of question it
+/// is and why, in words; `None` when the query fills no gap either way.
 /// `grounded` are the stored values the value index matched in the question (`table.column`,
 /// value); `curated` what curators of this database wrote that the run was shown (verified
 /// examples' SQL, glossary meanings and expressions: a value in them is the database's knowledge,
-/// not the model's); `closest` the schema's names closest to the unlinked words.
-pub fn judge(query: &Query, catalog: &Catalog, question: &str, unlinked: &[String], grounded: &[(String, String)], curated: &[String], closest: &[String]) -> Option<(Kind, String)> {
+/// not the model's).
+pub fn judge(query: &Query, catalog: &Catalog, question: &str, gap: &Gap, grounded: &[(String, String)], curated: &[String]) -> Option<(Kind, String)> {
+    let Gap { unlinked, names, closest } = gap;
     let words = quoted(unlinked);
     let close = if closest.is_empty() { String::new() } else { format!("; the closest in the schema: {}", closest.join(", ")) };
     let missing = missing_columns(query, catalog, unlinked);
@@ -62,9 +72,9 @@ pub fn judge(query: &Query, catalog: &Catalog, question: &str, unlinked: &[Strin
             ),
         ));
     }
-    let curated: Vec<String> = curated.iter().map(|t| t.to_lowercase()).collect();
+    let lower: Vec<String> = curated.iter().map(|t| t.to_lowercase()).collect();
     let invented: Vec<(String, String)> =
-        invented_values(query, catalog, question, grounded).into_iter().filter(|(_, v)| !curated.iter().any(|t| t.contains(&v.to_lowercase()))).collect();
+        invented_values(query, catalog, question, grounded).into_iter().filter(|(_, v)| !lower.iter().any(|t| t.contains(&v.to_lowercase()))).collect();
     if invented.len() >= INVENTED {
         let shown: Vec<String> = invented.iter().take(4).map(|(column, value)| format!("{column} = '{}'", value.replace('\'', "''"))).collect();
         let more = if invented.len() > 4 { format!(" and {} more", invented.len() - 4) } else { String::new() };
@@ -75,6 +85,17 @@ pub fn judge(query: &Query, catalog: &Catalog, question: &str, unlinked: &[Strin
             format!(
                 "the question needs knowledge the database does not store: {gap}the query the model wrote compares {}{more}, {what} the question does not name: {they} from the model's own knowledge, not from the data{close}",
                 shown.join(", ")
+            ),
+        ));
+    }
+    let dropped = dropped_names(query, catalog, question, names, curated);
+    if !dropped.is_empty() {
+        return Some((
+            Kind::MissingData,
+            format!(
+                "the database has no place for what the question names: no table, column or stored value holds {}, and the query the model wrote leaves {} out: it answers another question{close}",
+                quoted(&dropped),
+                if dropped.len() == 1 { "it" } else { "them" }
             ),
         ));
     }
@@ -145,6 +166,51 @@ pub fn missing_columns(query: &Query, catalog: &Catalog, unlinked: &[String]) ->
         .collect()
 }
 
+/// The proper names of the question (phrases as it writes them, [`super::words::proper_name_phrases`])
+/// with a word among `names` (words no stored value holds) that the query leaves out: no word of
+/// the phrase is a word of the schema's names (as the linking matches words), one of the
+/// [`crate::lexicon::ORDINARY_CAPITALS`] or a function word, in `curated` text, or written by a
+/// string the query writes (in it, or encoded as [`invented_values`] reads encodings: "LA" and
+/// `'Los Angeles'`, "Dean Peeters" and `'Peeters'`). The query answers a question without the
+/// name: "the ISBN of each book" answered with the book's id and price, "the IMDb rating" with
+/// the film's rating, "churches that are Catholic" with every church.
+pub fn dropped_names(query: &Query, catalog: &Catalog, question: &str, names: &[String], curated: &[String]) -> Vec<String> {
+    if names.is_empty() {
+        return Vec::new();
+    }
+    let schema = super::link::names(catalog);
+    let mut strings: Vec<String> = Vec::new();
+    let _ = sqlparser::ast::visit_expressions(query, |e| {
+        if let Expr::Value(v) = e {
+            if let sqlparser::ast::Value::SingleQuotedString(s) | sqlparser::ast::Value::EscapedStringLiteral(s) | sqlparser::ast::Value::NationalStringLiteral(s) = &v.value {
+                // a flag's value or one character encodes no name
+                let core = s.trim_matches(|c: char| c == '%' || c == '_' || c.is_whitespace()).to_lowercase();
+                if core.chars().count() > 1 && !crate::lexicon::is_flag_value(&core) {
+                    strings.push(core);
+                }
+            }
+        }
+        ControlFlow::<()>::Continue(())
+    });
+    let curated: Vec<String> = curated.iter().map(|t| t.to_lowercase()).collect();
+    super::words::proper_name_phrases(question)
+        .into_iter()
+        .filter(|phrase| phrase.split(' ').any(|w| names.iter().any(|n| n == w)))
+        .filter(|phrase| {
+            let text = phrase.to_lowercase();
+            let words: Vec<String> = text.split(|c: char| !c.is_alphanumeric()).filter(|w| !w.is_empty()).map(str::to_string).collect();
+            let runs = initials_of_runs(&words);
+            let kept = words.iter().any(|w| {
+                crate::lexicon::is_ordinary_capital(w)
+                    || crate::lexicon::is_function_word(w)
+                    || curated.iter().any(|t| t.contains(w.as_str()))
+                    || schema.iter().any(|n| n.tokens.iter().any(|t| matches(w, t) || matches(t, w) || same_stem(w, t)))
+            }) || strings.iter().any(|s| writes(s, &text, &words, &runs));
+            !kept
+        })
+        .collect()
+}
+
 /// The string values the query compares with columns (`table.column`, value) that the question
 /// does not name, distinct ignoring case: not in the question's text, no word of them a word of
 /// the question (as the linking matches words: a plural, a prefix, a stem), not a stored value
@@ -157,33 +223,14 @@ pub fn missing_columns(query: &Query, catalog: &Catalog, unlinked: &[String]) ->
 pub fn invented_values(query: &Query, catalog: &Catalog, question: &str, grounded: &[(String, String)]) -> Vec<(String, String)> {
     let text = question.to_lowercase();
     let question_words: Vec<String> = text.split(|c: char| !c.is_alphanumeric()).filter(|w| !w.is_empty()).map(str::to_string).collect();
-    // initials of runs of content words ("united states"), not of any words ("in the")
-    let question_initials: Vec<String> =
-        (2..=3).flat_map(|n| question_words.windows(n).filter(|w| !w.iter().any(|x| crate::lexicon::is_function_word(x))).map(initials)).collect();
+    let question_initials = initials_of_runs(&question_words);
     let named = |l: &literals::Literal| {
         let core = l.core().to_lowercase();
-        if core.is_empty() || text.contains(&core) || grounded.iter().any(|(_, v)| v.to_lowercase() == l.value.to_lowercase()) {
-            return true;
-        }
-        if core.chars().count() == 1 || crate::lexicon::is_flag_value(&core) {
-            return true;
-        }
-        let parts: Vec<&str> = core.split(|c: char| !c.is_alphanumeric()).filter(|w| !w.is_empty()).collect();
-        if parts.iter().any(|p| p.chars().count() >= 3 && question_words.iter().any(|w| w == p || matches(w, p) || matches(p, w) || same_stem(w, p))) {
-            return true;
-        }
-        if parts.len() >= 2 && question_words.iter().any(|w| *w == initials(&parts)) {
-            return true;
-        }
-        // a people for its country, or the reverse ("French" and 'France', "the UK" and 'British')
-        if crate::lexicon::names_country(&question_words, &core) {
-            return true;
-        }
-        let short = core.chars().count() <= 3;
-        if short && question_words.iter().any(|w| w.starts_with(&core)) {
-            return true;
-        }
-        short && core.chars().all(char::is_alphabetic) && (question_words.iter().any(|w| w.chars().count() >= 2 && core.starts_with(w.as_str())) || question_initials.contains(&core))
+        core.is_empty()
+            || grounded.iter().any(|(_, v)| v.to_lowercase() == l.value.to_lowercase())
+            || core.chars().count() == 1
+            || crate::lexicon::is_flag_value(&core)
+            || writes(&core, &text, &question_words, &question_initials)
     };
     let mut seen = BTreeSet::new();
     literals::comparisons(query, catalog)
@@ -192,6 +239,41 @@ pub fn invented_values(query: &Query, catalog: &Catalog, question: &str, grounde
         .filter(|l| seen.insert(l.value.to_lowercase()))
         .map(|l| (format!("{}.{}", l.rel.name, l.column), l.value))
         .collect()
+}
+
+/// Does `core` (a string the query writes, lower-case) write what `text` (lower-case) names, whose
+/// words are `words` and the initials of whose runs of content words are `runs`: in the text
+/// itself, a word of it a word of the text (as the linking matches words: a plural, a prefix, a
+/// stem), its initials a word of the text (`'los angeles'` for "LA"), a country for its people or
+/// the reverse, a code of at most three letters that begins a word of the text (`'ca'` for
+/// "California"), that a word of it begins (`'usa'` for "US") or that its runs' initials are
+/// (`'us'` for "United States")?
+fn writes(core: &str, text: &str, words: &[String], runs: &[String]) -> bool {
+    if text.contains(core) {
+        return true;
+    }
+    let parts: Vec<&str> = core.split(|c: char| !c.is_alphanumeric()).filter(|w| !w.is_empty()).collect();
+    if parts.iter().any(|p| p.chars().count() >= 3 && words.iter().any(|w| w == p || matches(w, p) || matches(p, w) || same_stem(w, p))) {
+        return true;
+    }
+    if parts.len() >= 2 && words.iter().any(|w| *w == initials(&parts)) {
+        return true;
+    }
+    // a people for its country, or the reverse ("French" and 'France', "the UK" and 'British')
+    if crate::lexicon::names_country(words, core) {
+        return true;
+    }
+    let short = core.chars().count() <= 3;
+    if short && words.iter().any(|w| w.starts_with(core)) {
+        return true;
+    }
+    short && core.chars().all(char::is_alphabetic) && (words.iter().any(|w| w.chars().count() >= 2 && core.starts_with(w.as_str())) || runs.iter().any(|r| r == core))
+}
+
+/// The initials of the runs of two or three content words of `words` ("united states" is "us"),
+/// not of any words ("in the").
+fn initials_of_runs(words: &[String]) -> Vec<String> {
+    (2..=3).flat_map(|n| words.windows(n).filter(|w| !w.iter().any(|x| crate::lexicon::is_function_word(x))).map(initials)).collect()
 }
 
 /// The first letters of `words`, lower-case: "los angeles" is "la".
@@ -213,10 +295,14 @@ mod tests {
         w.iter().map(|s| s.to_string()).collect()
     }
 
+    fn gap(unlinked: &[String], names: &[String], closest: &[String]) -> Gap {
+        Gap { unlinked: unlinked.to_vec(), names: names.to_vec(), closest: closest.to_vec() }
+    }
+
     #[test]
     fn a_column_named_after_an_unlinked_word_that_no_table_has_is_missing_data() {
         let q = query("SELECT c.name, c.email_address FROM customers AS c");
-        let (kind, why) = judge(&q, &bookshop(), "What is the email address of each customer?", &words(&["email", "address"]), &[], &[], &["customers.name".into()]).expect("judged");
+        let (kind, why) = judge(&q, &bookshop(), "What is the email address of each customer?", &gap(&words(&["email", "address"]), &[], &["customers.name".into()]), &[], &[]).expect("judged");
         assert_eq!(kind, Kind::MissingData);
         assert!(why.contains("\"email_address\"") && why.contains("\"email\", \"address\"") && why.contains("closest in the schema: customers.name"), "{why}");
     }
@@ -236,7 +322,7 @@ mod tests {
     #[test]
     fn a_list_of_values_the_question_does_not_name_is_outside_knowledge() {
         let q = query("SELECT name FROM authors WHERE country IN ('Germany', 'France', 'Italy')");
-        let (kind, why) = judge(&q, &bookshop(), "Which authors live in countries that use the euro?", &words(&["euro"]), &[], &[], &[]).expect("judged");
+        let (kind, why) = judge(&q, &bookshop(), "Which authors live in countries that use the euro?", &gap(&words(&["euro"]), &[], &[]), &[], &[]).expect("judged");
         assert_eq!(kind, Kind::OutsideKnowledge);
         assert!(why.contains("authors.country = 'Germany'") && why.contains("\"euro\""), "{why}");
     }
@@ -259,7 +345,7 @@ mod tests {
         assert!(invented_values(&q, &catalog, "Which authors live in Germany or Spain?", &grounded).is_empty());
         // how the data encodes a word: a flag, one character, an abbreviation and its expansion
         let q = query("SELECT name FROM customers WHERE city = 'Y'");
-        assert!(judge(&q, &catalog, "Which customers were accepted?", &words(&["accepted"]), &[], &[], &[]).is_none());
+        assert!(judge(&q, &catalog, "Which customers were accepted?", &gap(&words(&["accepted"]), &[], &[]), &[], &[]).is_none());
         let q = query("SELECT name FROM customers WHERE city = 'false' OR name = 'T' OR city = 'k'");
         assert!(invented_values(&q, &catalog, "Which customers are official?", &[]).is_empty());
         let q = query("SELECT name FROM customers WHERE city = 'Los Angeles' OR city IN ('USA', 'US')");
@@ -274,13 +360,13 @@ mod tests {
     #[test]
     fn one_value_of_the_models_own_is_outside_knowledge() {
         let q = query("SELECT name FROM authors WHERE country = 'United Kingdom'");
-        let (kind, why) = judge(&q, &bookshop(), "Which authors come from countries where cars drive on the left?", &words(&["cars", "drive"]), &[], &[], &[]).expect("judged");
+        let (kind, why) = judge(&q, &bookshop(), "Which authors come from countries where cars drive on the left?", &gap(&words(&["cars", "drive"]), &[], &[]), &[], &[]).expect("judged");
         assert_eq!(kind, Kind::OutsideKnowledge);
         assert!(why.contains("authors.country = 'United Kingdom'"), "{why}");
         // the same value named by the question, or by its initials, is the question's
-        assert!(judge(&q, &bookshop(), "Which authors come from the UK, where cars drive on the left?", &words(&["cars", "drive"]), &[], &[], &[]).is_none());
+        assert!(judge(&q, &bookshop(), "Which authors come from the UK, where cars drive on the left?", &gap(&words(&["cars", "drive"]), &[], &[]), &[], &[]).is_none());
         // or by its people: a country and its people are one
-        assert!(judge(&q, &bookshop(), "Which authors are British?", &[], &[], &[], &[]).is_none());
+        assert!(judge(&q, &bookshop(), "Which authors are British?", &gap(&[], &[], &[]), &[], &[]).is_none());
         let q = query("SELECT name FROM authors WHERE country <> 'France' OR country = 'Germany' OR country = 'British'");
         assert!(invented_values(&q, &bookshop(), "Which authors are not French but German, or from the United Kingdom?", &[]).is_empty());
     }
@@ -290,18 +376,60 @@ mod tests {
         // "Republican" is the question's name; 'Utah' the model's
         let q = query("SELECT name FROM customers WHERE city = 'Utah'");
         let republican = words(&["Republican"]);
-        let (kind, why) = judge(&q, &bookshop(), "Which customers live in cities that voted Republican?", &republican, &[], &[], &[]).expect("judged");
+        let (kind, why) = judge(&q, &bookshop(), "Which customers live in cities that voted Republican?", &gap(&republican, &[], &[]), &[], &[]).expect("judged");
         assert_eq!(kind, Kind::OutsideKnowledge);
         assert!(why.contains("holds \"Republican\", and the query the model wrote compares customers.city = 'Utah', a value the question does not name: it comes from"), "{why}");
-        let (_, why) = judge(&q, &bookshop(), "Which customers live in cities that voted Republican?", &[], &[], &[], &[]).expect("judged");
+        let (_, why) = judge(&q, &bookshop(), "Which customers live in cities that voted Republican?", &gap(&[], &[], &[]), &[], &[]).expect("judged");
         assert!(!why.contains("holds"), "no words to name: {why}");
         // what a curator taught this database (a glossary entry, a verified example) is its
         // knowledge, not the model's
         let glossary = vec!["republican city: city IN ('Utah', 'Texas')".to_string()];
-        assert!(judge(&q, &bookshop(), "Which customers live in cities that voted Republican?", &republican, &[], &glossary, &[]).is_none());
+        assert!(judge(&q, &bookshop(), "Which customers live in cities that voted Republican?", &gap(&republican, &[], &[]), &[], &glossary).is_none());
         // no unlinked word: a missing column is the repair's
         let q = query("SELECT name, vote FROM customers");
-        assert!(judge(&q, &bookshop(), "Which customers voted?", &[], &[], &[], &[]).is_none());
+        assert!(judge(&q, &bookshop(), "Which customers voted?", &gap(&[], &[], &[]), &[], &[]).is_none());
+    }
+
+    #[test]
+    fn a_name_no_stored_value_holds_that_the_query_leaves_out_is_missing_data() {
+        let catalog = bookshop();
+        // the ISBN asked for, the book's id and price given
+        let q = query("SELECT book_id, title, price AS isbn FROM books");
+        let isbn = words(&["ISBN"]);
+        let (kind, why) = judge(&q, &catalog, "What is the ISBN of each book?", &gap(&isbn, &isbn, &[]), &[], &[]).expect("judged");
+        assert_eq!(kind, Kind::MissingData);
+        assert!(why.contains("holds \"ISBN\", and the query the model wrote leaves it out"), "{why}");
+        // a name of several words is left out when none of its words is kept
+        let q = query("SELECT name FROM authors");
+        let nobel = words(&["Nobel", "Prize"]);
+        assert_eq!(dropped_names(&q, &catalog, "Which authors won the Nobel Prize in Literature?", &nobel, &[]), ["Nobel Prize"]);
+        // kept: written by a string of the query, in it, as a pattern, or by its encoding
+        for sql in ["SELECT name FROM authors WHERE country = 'Nobel Prize'", "SELECT name FROM authors WHERE name LIKE '%nobel%'"] {
+            assert!(dropped_names(&query(sql), &catalog, "Which authors won the Nobel Prize in Literature?", &nobel, &[]).is_empty(), "{sql}");
+        }
+        let q = query("SELECT name FROM customers WHERE city = 'Los Angeles'");
+        assert!(dropped_names(&q, &catalog, "Which customers live in LA?", &words(&["LA"]), &[]).is_empty());
+        let q = query("SELECT name FROM customers WHERE city = 'CA'");
+        assert!(dropped_names(&q, &catalog, "Which customers live in California?", &words(&["California"]), &[]).is_empty());
+        // one word of the name written, another misspelt: "Dean Peeters" and 'Peeters'
+        let q = query("SELECT name FROM customers WHERE name = 'Daan Peeters'");
+        assert!(dropped_names(&q, &catalog, "Which books did Dean Peeters order?", &words(&["Dean"]), &[]).is_empty());
+        // a word of the schema's names, a month, a direction, a unit, a function word: no thing left out
+        let q = query("SELECT title FROM books ORDER BY price DESC LIMIT 1");
+        for (question, name) in [
+            ("Which Books are the dearest?", "Books"),
+            ("Which book was ordered in September?", "September"),
+            ("Which book is the dearest (in USD)?", "USD"),
+            ("Which author lives furthest South?", "South"),
+            ("Which books are NOT cheap?", "NOT"),
+        ] {
+            assert!(dropped_names(&q, &catalog, question, &words(&[name]), &[]).is_empty(), "{question}");
+        }
+        // what a curator taught is the database's knowledge
+        let q = query("SELECT name FROM authors WHERE country = 'Sweden'");
+        assert!(dropped_names(&q, &catalog, "Which authors won the Nobel Prize?", &nobel, &["nobel prize: authors of the Swedish academy's list".into()]).is_empty());
+        // no name no stored value holds: nothing to leave out
+        assert!(judge(&query("SELECT name FROM authors"), &catalog, "Which authors won the Nobel Prize?", &gap(&[], &[], &[]), &[], &[]).is_none());
     }
 
     #[test]
