@@ -114,8 +114,19 @@ impl<D: Database + ?Sized, M: Model + ?Sized> Ask<'_, '_, D, M> {
     /// database cannot answer (a column that no table has, named after such a word, or a value
     /// the question does not name), recorded as a second `scope` step with the query.
     pub(super) fn written_scope(&mut self, sql: &str) -> Result<Option<(scope::Kind, String)>> {
-        let Some(gap) = self.let_through.clone() else { return Ok(None) };
+        let Some(mut gap) = self.let_through.clone() else { return Ok(None) };
         let Ok(checked) = crate::sql::check_query(sql) else { return Ok(None) };
+        // a name the value index did not match may still be stored (an index holds a column's
+        // commonest values): one that the tables the query reads, or their neighbours, hold is
+        // the data's, and leaving it out or replacing it is a mistake of the query's, not a gap
+        let held = self.held_in_data(&gap.names, &checked.query);
+        if !held.is_empty() {
+            gap.names.retain(|n| !held.contains(n));
+            gap.unlinked.retain(|w| !held.contains(w));
+            if gap.names.is_empty() && gap.unlinked.is_empty() {
+                return Ok(None);
+            }
+        }
         // what curators taught this database and the run was shown: its knowledge, not the model's
         let taught = &self.grounding.taught;
         let mut curated: Vec<String> = taught.examples.iter().map(|e| e.sql.clone()).collect();
@@ -124,9 +135,27 @@ impl<D: Database + ?Sized, M: Model + ?Sized> Ask<'_, '_, D, M> {
         let Some((kind, reason)) = scope::written::judge(&checked.query, &self.catalog, self.question.text, &gap, &self.value_hits, &curated) else {
             return Ok(None);
         };
-        let data = json!({"kind": kind, "unlinked": gap.unlinked, "names": gap.names, "by": "the query written"});
+        let data = json!({"kind": kind, "unlinked": gap.unlinked, "names": gap.names, "held": held, "by": "the query written"});
         self.trace.step(Stage::Scope, Status::Unanswerable, reason.clone(), Some(sql.to_string()), data)?;
         Ok(Some((kind, reason)))
+    }
+
+    /// Which of `names` a text column of the tables `query` reads, or of their neighbours by a
+    /// foreign key, holds ([`crate::checks::literals::holders_sql`]), read as the caller; a read
+    /// that fails says nothing.
+    fn held_in_data(&mut self, names: &[String], query: &sqlparser::ast::Query) -> Vec<String> {
+        let mut held: Vec<String> = Vec::new();
+        for sql in crate::checks::literals::holders_sql(names, query, &self.catalog) {
+            if let Ok(crate::result::Outcome::Rows(r)) = self.db.run(&sql, 1) {
+                let Some(row) = r.rows.first() else { continue };
+                for (name, cell) in names.iter().zip(row) {
+                    if cell.as_bool() == Some(true) && !held.contains(name) {
+                        held.push(name.clone());
+                    }
+                }
+            }
+        }
+        held
     }
 
     /// Each word's nearest names by meaning: the names' embeddings as stored (the missing ones

@@ -1294,6 +1294,14 @@ fn the_query_written_for_words_the_vote_let_through_is_evidence_too() {
     let e = run(&mut ScriptedDb::bookshop(), &mut model, "What is the ISBN of each book?", json!({"probe": false, "verify": false})).unwrap();
     assert_eq!((e.status(), steps_of(&e, Stage::Scope)), (Status::Unanswerable, vec!["ok", "unanswerable"]));
     assert!(e.reason().contains("holds \"ISBN\", and the query the model wrote leaves it out"), "{}", e.reason());
+    // a name the value index did not match but the data holds (a column of the tables the query
+    // reads): the query's mistake, not a gap
+    let mut db = ScriptedDb::bookshop();
+    db.answers.push(("ILIKE '%ISBN%'".into(), rows(&["held"], json!([[true]]))));
+    let mut model = ScriptedModel::new(vec![sql_reply("SELECT book_id, title FROM books")]);
+    let e = run(&mut db, &mut model, "What is the ISBN of each book?", json!({"probe": false, "verify": false})).unwrap();
+    assert_eq!((e.status(), steps_of(&e, Stage::Scope)), (Status::Unverified, vec!["ok"]));
+    assert!(db.ran.iter().any(|q| q.contains("FROM public.books LIMIT 100000") && q.contains("title::TEXT ILIKE '%ISBN%'")), "{:?}", db.ran);
     // without such a name, a value the model added is its mistake (a filter too many), not a
     // refusal: the checks and the repair judge it
     let mut model = ScriptedModel::new(vec![sql_reply(invented)]);

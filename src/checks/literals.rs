@@ -263,28 +263,17 @@ pub fn near_sql(l: &Literal, trgm: &str) -> Option<String> {
 /// tables one foreign key away from the compared one (the compared column left out), each table
 /// with the SQL that reads, in one row, whether each of its columns holds it.
 pub fn elsewhere_sql(l: &Literal, query: &Query, catalog: &Catalog) -> Vec<(RelName, Vec<String>, String)> {
-    struct Relations<'c>(&'c Catalog, Vec<RelName>);
-    impl Visitor for Relations<'_> {
-        type Break = ();
-        fn pre_visit_relation(&mut self, name: &ObjectName) -> ControlFlow<()> {
-            if let Some(t) = self.0.resolve_object(name) {
-                self.1.push(t.name.clone());
-            }
-            ControlFlow::Continue(())
-        }
-    }
-    let mut found = Relations(catalog, Vec::new());
-    let _ = query.visit(&mut found);
+    let mut found = tables_read(query, catalog);
     for fk in &catalog.foreign_keys {
         if fk.from == l.rel {
-            found.1.push(fk.to.clone());
+            found.push(fk.to.clone());
         } else if fk.to == l.rel {
-            found.1.push(fk.from.clone());
+            found.push(fk.from.clone());
         }
     }
     let mut seen = BTreeSet::new();
     let mut out = Vec::new();
-    for rel in found.1 {
+    for rel in found {
         if !seen.insert(rel.clone()) || out.len() >= ELSEWHERE_TABLES {
             continue;
         }
@@ -302,6 +291,63 @@ pub fn elsewhere_sql(l: &Literal, query: &Query, catalog: &Catalog) -> Vec<(RelN
         let listed: Vec<String> = columns.iter().map(|c| quote_ident(c)).collect();
         let sql = format!("SELECT {} FROM (SELECT {} FROM {rel} LIMIT {ELSEWHERE_SCAN}) AS t", tests.join(", "), listed.join(", "));
         out.push((rel, columns, sql));
+    }
+    out
+}
+
+/// The tables and views of `catalog` that the query reads, in the order it names them (a table
+/// read twice is listed twice).
+pub fn tables_read(query: &Query, catalog: &Catalog) -> Vec<RelName> {
+    struct Relations<'c>(&'c Catalog, Vec<RelName>);
+    impl Visitor for Relations<'_> {
+        type Break = ();
+        fn pre_visit_relation(&mut self, name: &ObjectName) -> ControlFlow<()> {
+            if let Some(t) = self.0.resolve_object(name) {
+                self.1.push(t.name.clone());
+            }
+            ControlFlow::Continue(())
+        }
+    }
+    let mut found = Relations(catalog, Vec::new());
+    let _ = query.visit(&mut found);
+    found.1
+}
+
+/// Where the words of names the value index did not match are looked for in the data: the text
+/// columns of the tables the query reads and of the tables one foreign key away from them (at
+/// most [`ELSEWHERE_TABLES`], the first [`ELSEWHERE_SCAN`] rows of each), each table with the SQL
+/// that reads, in one row, whether any of its text columns holds each word (ignoring case,
+/// anywhere in the value).
+pub fn holders_sql(words: &[String], query: &Query, catalog: &Catalog) -> Vec<String> {
+    let read = tables_read(query, catalog);
+    let mut found = read.clone();
+    for fk in &catalog.foreign_keys {
+        if read.contains(&fk.from) {
+            found.push(fk.to.clone());
+        } else if read.contains(&fk.to) {
+            found.push(fk.from.clone());
+        }
+    }
+    let mut seen = BTreeSet::new();
+    let mut out = Vec::new();
+    for rel in found {
+        if words.is_empty() || !seen.insert(rel.clone()) || out.len() >= ELSEWHERE_TABLES {
+            continue;
+        }
+        let Some(table) = catalog.table(&rel) else { continue };
+        let columns: Vec<String> = table.columns.iter().filter(|c| is_text(&c.type_name)).map(|c| quote_ident(&c.name)).collect();
+        if columns.is_empty() {
+            continue;
+        }
+        let tests: Vec<String> = words
+            .iter()
+            .map(|w| {
+                let pattern = quote(&format!("%{}%", w.replace('\\', "\\\\").replace('%', "\\%").replace('_', "\\_")));
+                let any: Vec<String> = columns.iter().map(|c| format!("{c}::text ILIKE {pattern}")).collect();
+                format!("coalesce(bool_or({}), false)", any.join(" OR "))
+            })
+            .collect();
+        out.push(format!("SELECT {} FROM (SELECT {} FROM {rel} LIMIT {ELSEWHERE_SCAN}) AS t", tests.join(", "), columns.join(", ")));
     }
     out
 }
@@ -436,6 +482,18 @@ mod tests {
     use super::*;
     use crate::sql::check_query;
     use crate::testing::bookshop;
+
+    #[test]
+    fn names_are_looked_for_in_the_text_columns_of_the_tables_read_and_their_neighbours() {
+        let q = check_query("SELECT title FROM books").unwrap().query;
+        let sql = holders_sql(&["Saffir_Simpson".into(), "100%".into()], &q, &bookshop());
+        assert_eq!(sql.len(), 2, "books, and authors one foreign key away: {sql:?}");
+        assert!(sql[0].contains("FROM public.books LIMIT 100000") && sql[1].contains("FROM public.authors"), "{sql:?}");
+        // one test per name, its wildcards escaped
+        assert!(sql[1].contains("name::text ILIKE '%Saffir\\_Simpson%' OR country::text ILIKE '%Saffir\\_Simpson%'"), "{}", sql[1]);
+        assert!(sql[1].contains("ILIKE '%100\\%%'"), "{}", sql[1]);
+        assert!(holders_sql(&[], &q, &bookshop()).is_empty());
+    }
 
     fn stored(variants: &[&str], near: &[&str], elsewhere: &[(&RelName, &str)]) -> Stored {
         Stored {
