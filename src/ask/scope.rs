@@ -146,6 +146,10 @@ impl<D: Database + ?Sized, M: Model + ?Sized> Ask<'_, '_, D, M> {
     fn held_in_data(&mut self, names: &[String], query: &sqlparser::ast::Query) -> Vec<String> {
         let mut held: Vec<String> = Vec::new();
         for sql in crate::checks::literals::holders_sql(names, query, &self.catalog) {
+            // every name found: the other tables need not be read
+            if held.len() == names.len() {
+                break;
+            }
             if let Ok(crate::result::Outcome::Rows(r)) = self.db.run(&sql, 1) {
                 let Some(row) = r.rows.first() else { continue };
                 for (name, cell) in names.iter().zip(row) {
