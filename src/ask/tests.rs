@@ -1282,6 +1282,12 @@ fn the_query_written_for_words_the_vote_let_through_is_evidence_too() {
     let e = run(&mut ScriptedDb::bookshop(), &mut model, SATISFACTION, json!({"probe": false, "verify": false})).unwrap();
     assert_eq!(e.status(), Status::Unanswerable);
     assert!(e.reason().contains("\"satisfaction_score\", which no table has"), "{}", e.reason());
+    // a column the data has, presented under the unlinked word's name: a stand-in
+    let stand_in = "SELECT c.name, COUNT(o.order_id) AS satisfaction_score FROM customers AS c JOIN orders AS o ON o.customer_id = c.customer_id GROUP BY c.name";
+    let mut model = far(&["satisfaction", "score"], vec![text_reply(ANSWERABLE), sql_reply(stand_in)]);
+    let e = run(&mut ScriptedDb::bookshop(), &mut model, SATISFACTION, json!({"probe": false, "verify": false})).unwrap();
+    assert_eq!((e.status(), e.chosen_sql.as_str()), (Status::Unanswerable, ""));
+    assert!(e.reason().contains("presents COUNT(o.order_id) as \"satisfaction_score\", computed from columns that do not hold it"), "{}", e.reason());
     // a question whose words all link but that names what no stored value holds: no vote, but
     // the query is judged, and values in place of the name are the model's knowledge
     let mut model = ScriptedModel::new(vec![sql_reply(invented)]);

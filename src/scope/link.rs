@@ -143,7 +143,7 @@ fn tokens_of_text(text: &str) -> Vec<String> {
 }
 
 /// A word without a plural or possessive ending.
-fn singular(w: &str) -> String {
+pub fn singular(w: &str) -> String {
     if let Some(base) = w.strip_suffix("ies") {
         if base.len() >= 2 {
             return format!("{base}y");

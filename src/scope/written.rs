@@ -1,12 +1,17 @@
 //! The query the model wrote, as further evidence that the database cannot answer a question.
 //!
 //! A question the scope stage lets through goes on to generation, and the query written shows how
-//! the model filled what the data does not hold. Two ways of filling it mean the data has no
-//! answer:
+//! the model filled what the data does not hold. These ways of filling it, or of leaving it out,
+//! mean the data has no answer:
 //! - **a column that does not exist**, named after a word that links to nothing ("the email
 //!   address of each instructor" → `instructor.email`): the schema has no place for it. Only for
 //!   words that link to nothing and that the model's vote read as the schema's: a missing column
 //!   named after a word that links is a mistake of the model's, for the checks and the repair.
+//! - **a stand-in**: an output column named after such a word, computed from columns that do not
+//!   hold it ("flight hours" → `COUNT(p.record_id) AS flight_hours`): the query presents what the
+//!   data has as what the question asks for ([`stand_ins`]).
+//! - **a name left out**: a proper name no stored value holds that the query does not write
+//!   ("the ISBN of each book" → the book's id and price, [`dropped_names`]).
 //! - **a value the question does not name** (at least [`INVENTED`] distinct ones), compared with
 //!   a column ("customers in countries that use the euro" → `country IN ('Germany', 'France')`,
 //!   "branches in states that voted Republican" → `state = 'Utah'`): the model brought it from
@@ -26,7 +31,7 @@ use std::ops::ControlFlow;
 
 use sqlparser::ast::{Expr, Query, SelectItem, TableFactor, Visit, Visitor};
 
-use super::link::{matches, same_stem, tokens};
+use super::link::{matches, same_stem, singular, tokens};
 use super::{quoted, Kind};
 use crate::catalog::Catalog;
 use crate::checks::{each_select, literals};
@@ -69,6 +74,17 @@ pub fn judge(query: &Query, catalog: &Catalog, question: &str, gap: &Gap, ground
             format!(
                 "the database has no place for what the question asks about: no table, column or stored value holds {words}, and the query the model wrote for it reads {}, which no table has{close}",
                 missing.iter().map(|c| format!("\"{c}\"")).collect::<Vec<_>>().join(", ")
+            ),
+        ));
+    }
+    let stand_ins = stand_ins(query, unlinked);
+    if !stand_ins.is_empty() {
+        let shown: Vec<String> = stand_ins.iter().map(|(alias, expr)| format!("{expr} as \"{alias}\"")).collect();
+        return Some((
+            Kind::MissingData,
+            format!(
+                "the database has no place for what the question asks about: no table, column or stored value holds {words}, and the query the model wrote presents {}, computed from columns that do not hold it: a stand-in{close}",
+                shown.join(", ")
             ),
         ));
     }
@@ -164,6 +180,51 @@ pub fn missing_columns(query: &Query, catalog: &Catalog, unlinked: &[String]) ->
         .filter(|n| !columns.contains(n) && !names.defined.contains(n))
         .filter(|n| tokens(n).iter().any(|t| unlinked.iter().any(|w| matches(&w.to_lowercase(), t))))
         .collect()
+}
+
+/// The output columns the query names after an `unlinked` word while computing them from columns
+/// whose names hold no such word (`alias`, the expression as written): the query presents a
+/// stand-in as what the question asks for ("How many flight hours does each pilot have?" →
+/// `COUNT(p.record_id) AS flight_hours`, "the graduation rate of each campus" → `SUM(degrees) /
+/// SUM(totalenrollment_ay) AS graduation_rate`). An expression over a column that holds the word,
+/// however it is written (`AVG(lifeexpectancy) AS average_life_expectancy`), is the data's.
+pub fn stand_ins(query: &Query, unlinked: &[String]) -> Vec<(String, String)> {
+    if unlinked.is_empty() {
+        return Vec::new();
+    }
+    let words: Vec<String> = unlinked.iter().map(|w| w.to_lowercase()).collect();
+    let mut out: Vec<(String, String)> = Vec::new();
+    each_select(query, &mut |s| {
+        for item in &s.projection {
+            let SelectItem::ExprWithAlias { expr, alias } = item else { continue };
+            let alias_tokens = tokens(&alias.value);
+            // a word the alias names, as the linking matches words (no abbreviation: `num` is no word)
+            let named: Vec<&String> = words.iter().filter(|w| alias_tokens.iter().any(|t| t.chars().count() >= 4 && (matches(w, t) || same_stem(w, t)))).collect();
+            if named.is_empty() {
+                continue;
+            }
+            let mut read: Vec<String> = Vec::new();
+            let _ = sqlparser::ast::visit_expressions(expr, |e| {
+                match e {
+                    Expr::Identifier(i) => read.push(i.value.to_lowercase()),
+                    Expr::CompoundIdentifier(parts) => read.extend(parts.last().map(|p| p.value.to_lowercase())),
+                    _ => {}
+                }
+                ControlFlow::<()>::Continue(())
+            });
+            let holds = |w: &str| {
+                let stem = singular(w);
+                read.iter().any(|c| c.contains(stem.as_str()) || tokens(c).iter().any(|t| matches(w, t) || same_stem(w, t)))
+            };
+            if named.iter().all(|w| !holds(w)) {
+                let shown = (alias.value.clone(), expr.to_string());
+                if !out.contains(&shown) {
+                    out.push(shown);
+                }
+            }
+        }
+    });
+    out
 }
 
 /// The proper names of the question (phrases as it writes them, [`super::words::proper_name_phrases`])
@@ -308,6 +369,36 @@ mod tests {
     }
 
     #[test]
+    fn an_output_column_named_after_an_unlinked_word_and_computed_from_others_is_a_stand_in() {
+        let catalog = bookshop();
+        // "hours" held by no column: a count of orders presented as the hours
+        let q = query("SELECT c.name, COUNT(o.order_id) AS reading_hours FROM customers AS c JOIN orders AS o ON o.customer_id = c.customer_id GROUP BY c.name");
+        let (kind, why) = judge(&q, &catalog, "How many reading hours does each customer have?", &gap(&words(&["hours"]), &[], &["orders.ordered_on".into()]), &[], &[]).expect("judged");
+        assert_eq!(kind, Kind::MissingData);
+        assert!(why.contains("holds \"hours\"") && why.contains("COUNT(o.order_id) as \"reading_hours\"") && why.contains("a stand-in; the closest in the schema: orders.ordered_on"), "{why}");
+        // a ratio of other columns, a constant, a count of rows: stand-ins all
+        for sql in ["SELECT title, price / author_id AS royalty_rate FROM books", "SELECT title, 0 AS royalties FROM books", "SELECT COUNT(*) AS royalty FROM books"] {
+            assert_eq!(stand_ins(&query(sql), &words(&["royalty"])).len(), 1, "{sql}");
+        }
+        // an expression over a column that holds the word, however the column writes it
+        let q = query("SELECT AVG(lifeexpectancy) AS average_life_expectancy FROM t");
+        assert!(stand_ins(&q, &words(&["expectancy"])).is_empty());
+        let q = query("SELECT SUM(o.item_prices) AS total_price FROM t AS o");
+        assert!(stand_ins(&q, &words(&["price"])).is_empty());
+        // an alias that names no unlinked word, or names it only by an abbreviation: none
+        let q = query("SELECT COUNT(*) AS num_orders FROM orders");
+        assert!(stand_ins(&q, &words(&["numbers"])).is_empty());
+        assert!(stand_ins(&q, &words(&["hours"])).is_empty());
+        // no unlinked word: nothing the query could stand in for
+        assert!(stand_ins(&query("SELECT COUNT(*) AS hours FROM orders"), &[]).is_empty());
+        // in any select of the query, and on another schema (mixed case, several schemas)
+        let q = query(r#"SELECT x.n FROM (SELECT COUNT("CustomerID") AS loyalty_points FROM sales."Customers") AS x"#);
+        assert_eq!(stand_ins(&q, &words(&["loyalty"])), [("loyalty_points".to_string(), "COUNT(\"CustomerID\")".to_string())]);
+        let (kind, _) = judge(&q, &retail(), "How many loyalty points has each customer?", &gap(&words(&["loyalty"]), &[], &[]), &[], &[]).expect("judged");
+        assert_eq!(kind, Kind::MissingData);
+    }
+
+    #[test]
     fn columns_the_query_defines_or_the_schema_has_are_not_missing() {
         let q = query(
             "WITH t(email_total) AS (SELECT count(*) FROM customers) \
@@ -394,7 +485,7 @@ mod tests {
     fn a_name_no_stored_value_holds_that_the_query_leaves_out_is_missing_data() {
         let catalog = bookshop();
         // the ISBN asked for, the book's id and price given
-        let q = query("SELECT book_id, title, price AS isbn FROM books");
+        let q = query("SELECT book_id, title, price FROM books");
         let isbn = words(&["ISBN"]);
         let (kind, why) = judge(&q, &catalog, "What is the ISBN of each book?", &gap(&isbn, &isbn, &[]), &[], &[]).expect("judged");
         assert_eq!(kind, Kind::MissingData);
