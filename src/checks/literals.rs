@@ -263,36 +263,14 @@ pub fn near_sql(l: &Literal, trgm: &str) -> Option<String> {
 /// tables one foreign key away from the compared one (the compared column left out), each table
 /// with the SQL that reads, in one row, whether each of its columns holds it.
 pub fn elsewhere_sql(l: &Literal, query: &Query, catalog: &Catalog) -> Vec<(RelName, Vec<String>, String)> {
-    let mut found = tables_read(query, catalog);
-    for fk in &catalog.foreign_keys {
-        if fk.from == l.rel {
-            found.push(fk.to.clone());
-        } else if fk.to == l.rel {
-            found.push(fk.from.clone());
-        }
-    }
-    let mut seen = BTreeSet::new();
-    let mut out = Vec::new();
-    for rel in found {
-        if !seen.insert(rel.clone()) || out.len() >= ELSEWHERE_TABLES {
-            continue;
-        }
-        let Some(table) = catalog.table(&rel) else { continue };
-        let columns: Vec<String> = table
-            .columns
-            .iter()
-            .filter(|c| is_text(&c.type_name) && !(rel == l.rel && c.name == l.column))
-            .map(|c| c.name.clone())
-            .collect();
-        if columns.is_empty() {
-            continue;
-        }
-        let tests: Vec<String> = columns.iter().map(|c| format!("coalesce(bool_or({}), false)", l.matches_sql(c))).collect();
-        let listed: Vec<String> = columns.iter().map(|c| quote_ident(c)).collect();
-        let sql = format!("SELECT {} FROM (SELECT {} FROM {rel} LIMIT {ELSEWHERE_SCAN}) AS t", tests.join(", "), listed.join(", "));
-        out.push((rel, columns, sql));
-    }
-    out
+    text_columns_near(query, catalog, std::slice::from_ref(&l.rel), |rel, c| !(*rel == l.rel && c == l.column))
+        .into_iter()
+        .map(|(rel, columns)| {
+            let tests: Vec<String> = columns.iter().map(|c| format!("coalesce(bool_or({}), false)", l.matches_sql(c))).collect();
+            let sql = scan_sql(&rel, &tests, &columns);
+            (rel, columns, sql)
+        })
+        .collect()
 }
 
 /// The tables and views of `catalog` that the query reads, in the order it names them (a table
@@ -319,37 +297,57 @@ pub fn tables_read(query: &Query, catalog: &Catalog) -> Vec<RelName> {
 /// that reads, in one row, whether any of its text columns holds each word (ignoring case,
 /// anywhere in the value).
 pub fn holders_sql(words: &[String], query: &Query, catalog: &Catalog) -> Vec<String> {
+    if words.is_empty() {
+        return Vec::new();
+    }
     let read = tables_read(query, catalog);
-    let mut found = read.clone();
+    text_columns_near(query, catalog, &read, |_, _| true)
+        .into_iter()
+        .map(|(rel, columns)| {
+            let tests: Vec<String> = words
+                .iter()
+                .map(|w| {
+                    let pattern = quote(&format!("%{}%", w.replace('\\', "\\\\").replace('%', "\\%").replace('_', "\\_")));
+                    let any: Vec<String> = columns.iter().map(|c| format!("{}::text ILIKE {pattern}", quote_ident(c))).collect();
+                    format!("coalesce(bool_or({}), false)", any.join(" OR "))
+                })
+                .collect();
+            scan_sql(&rel, &tests, &columns)
+        })
+        .collect()
+}
+
+/// The tables a value is looked for in, and their text columns that `keep` keeps: the tables the
+/// query reads, then the tables one foreign key away from those of `around`, each once, at most
+/// [`ELSEWHERE_TABLES`] of them with such a column.
+fn text_columns_near(query: &Query, catalog: &Catalog, around: &[RelName], keep: impl Fn(&RelName, &str) -> bool) -> Vec<(RelName, Vec<String>)> {
+    let mut found = tables_read(query, catalog);
     for fk in &catalog.foreign_keys {
-        if read.contains(&fk.from) {
+        if around.contains(&fk.from) {
             found.push(fk.to.clone());
-        } else if read.contains(&fk.to) {
+        } else if around.contains(&fk.to) {
             found.push(fk.from.clone());
         }
     }
     let mut seen = BTreeSet::new();
     let mut out = Vec::new();
     for rel in found {
-        if words.is_empty() || !seen.insert(rel.clone()) || out.len() >= ELSEWHERE_TABLES {
+        if !seen.insert(rel.clone()) || out.len() >= ELSEWHERE_TABLES {
             continue;
         }
         let Some(table) = catalog.table(&rel) else { continue };
-        let columns: Vec<String> = table.columns.iter().filter(|c| is_text(&c.type_name)).map(|c| quote_ident(&c.name)).collect();
-        if columns.is_empty() {
-            continue;
+        let columns: Vec<String> = table.columns.iter().filter(|c| is_text(&c.type_name) && keep(&rel, &c.name)).map(|c| c.name.clone()).collect();
+        if !columns.is_empty() {
+            out.push((rel, columns));
         }
-        let tests: Vec<String> = words
-            .iter()
-            .map(|w| {
-                let pattern = quote(&format!("%{}%", w.replace('\\', "\\\\").replace('%', "\\%").replace('_', "\\_")));
-                let any: Vec<String> = columns.iter().map(|c| format!("{c}::text ILIKE {pattern}")).collect();
-                format!("coalesce(bool_or({}), false)", any.join(" OR "))
-            })
-            .collect();
-        out.push(format!("SELECT {} FROM (SELECT {} FROM {rel} LIMIT {ELSEWHERE_SCAN}) AS t", tests.join(", "), columns.join(", ")));
     }
     out
+}
+
+/// One scan of a table's first [`ELSEWHERE_SCAN`] rows, reading `tests` over its `columns`.
+fn scan_sql(rel: &RelName, tests: &[String], columns: &[String]) -> String {
+    let listed: Vec<String> = columns.iter().map(|c| quote_ident(c)).collect();
+    format!("SELECT {} FROM (SELECT {} FROM {rel} LIMIT {ELSEWHERE_SCAN}) AS t", tests.join(", "), listed.join(", "))
 }
 
 fn is_number(s: &str) -> bool {
