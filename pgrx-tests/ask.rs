@@ -89,6 +89,30 @@ fn ask_execute_returns_rows_as_objects() {
     assert!(rows.iter().all(Value::is_object), "{rows:?}");
 }
 
+#[pg_test]
+fn ask_with_answer_unverified_off_hands_over_only_verified_answers() {
+    load_bookshop();
+    // verification off: the run ends unverified whatever the model writes, and with the setting
+    // off its SQL is the explanation's, not an answer
+    exec("SET LOCAL nl2sql.answer_unverified = off");
+    let question = "What is the most expensive book?";
+    let fast = "{\"probe\": false, \"verify\": false}";
+    let sql = Spi::get_one_with_args::<String>("SELECT nl2sql($1, NULL, $2::jsonb)", &[question.into(), fast.into()]).unwrap();
+    assert_eq!(sql, None, "an unverified answer is not handed over");
+    let logged = json_of("SELECT jsonb_build_object('status', status, 'sql', chosen_sql, 'error', error) FROM nl2sql.runs ORDER BY run_id DESC LIMIT 1");
+    assert_eq!((&logged["status"], &logged["sql"]), (&json!("unverified"), &Value::Null), "{logged}");
+    assert!(logged["error"].as_str().unwrap().ends_with("not handed over: only verified answers are (answer_unverified is off)"), "{logged}");
+    let (_, rows) = run_question(question, fast);
+    let (stage, status, chosen) = rows.last().unwrap();
+    assert_eq!((stage.as_str(), status.as_str()), ("chosen", "unverified"));
+    assert!(chosen.is_some(), "the explanation keeps the SQL");
+    let raised = error_of(&format!("nl2sql_execute('{question}', NULL, '{fast}')")).expect("nl2sql_execute raises");
+    assert!(raised.starts_with("38000: nl2sql has no answer to give (run ") && raised.contains("not handed over"), "{raised}");
+    // the option overrides the setting per call
+    let sql = Spi::get_one_with_args::<String>("SELECT nl2sql($1, NULL, $2::jsonb || '{\"answer_unverified\": true}')", &[question.into(), fast.into()]).unwrap();
+    assert!(sql.is_some(), "the option hands it over");
+}
+
 /// The run of a question the model gave no usable SQL for: it ends `error`, in the audit log with
 /// its reason; nl2sql returns NULL, nl2sql_execute raises 38000 saying the error undoes the run.
 fn no_usable_sql_ends_the_run(answers: &'static [&'static str], question: &str, why: &str) {

@@ -25,6 +25,8 @@ pub struct Settings {
     pub instance_time_ms: u64,
     /// Refuse questions the database cannot answer (`nl2sql.refuse`).
     pub refuse: bool,
+    /// Hand over SQL that is not verified (`unverified`, `ambiguous`) (`nl2sql.answer_unverified`).
+    pub answer_unverified: bool,
     /// Verified examples each generation is shown, at most (`nl2sql.examples`; 0: none).
     pub examples: usize,
     /// The schemas questions are asked of (`nl2sql.schemas`: comma-separated, `*` for all;
@@ -47,6 +49,7 @@ impl Default for Settings {
             select_max_pairs: 6,
             instance_time_ms: 3_000,
             refuse: true,
+            answer_unverified: true,
             examples: 3,
             schemas: String::new(),
         }
@@ -164,6 +167,9 @@ pub struct AskOptions {
     pub confirm: bool,
     /// A question the database cannot answer gets no SQL and ends `unanswerable` (`scope`).
     pub refuse: bool,
+    /// A run that ends `unverified` or `ambiguous` hands its SQL over; off, only `ok` does (the
+    /// others keep their status and explanation, and give no SQL: [`crate::ask::Explanation::answered`]).
+    pub answer_unverified: bool,
     /// Verified examples (the nearest, on tables the caller can see) and the glossary entries the
     /// question mentions go into every generation; at most this many examples (0: neither).
     pub examples: usize,
@@ -187,7 +193,7 @@ pub struct AskOptions {
 
 const ASK_KEYS: &[&str] = &[
     "llm_model", "max_probes", "max_repairs", "probe_rows", "schema_token_budget", "temperature", "seed", "probe",
-    "probe_gate", "verify", "fix", "repair", "refine", "confirm", "refuse", "examples", "reuse", "schemas", "values", "value_keywords", "two_round", "generators", "samples", "select", "max_rows",
+    "probe_gate", "verify", "fix", "repair", "refine", "confirm", "refuse", "answer_unverified", "examples", "reuse", "schemas", "values", "value_keywords", "two_round", "generators", "samples", "select", "max_rows",
 ];
 
 const GENERATORS_WANTED: &str = "a non-empty array of \"direct\", \"skeleton\", \"decompose\", \"few_shot\"";
@@ -216,6 +222,7 @@ impl AskOptions {
             refine: r.flag("refine", true)?,
             confirm: r.flag("confirm", true)?,
             refuse: r.flag("refuse", s.refuse)?,
+            answer_unverified: r.flag("answer_unverified", s.answer_unverified)?,
             examples: r.count("examples", s.examples, 0, 10)?,
             reuse: r.flag("reuse", true)?,
             schemas: match r.obj.get("schemas") {
@@ -274,6 +281,7 @@ impl AskOptions {
             "refine": self.refine && self.verify,
             "confirm": self.confirm && self.verify && self.single_generation(),
             "refuse": self.refuse,
+            "answer_unverified": self.answer_unverified,
             "examples": self.examples,
             "reuse": self.reuse && self.examples > 0,
             "schemas": self.schemas,

@@ -53,6 +53,7 @@ pub static SELECT_MAX_PAIRS: GucSetting<i32> = GucSetting::<i32>::new(6);
 pub static INSTANCE_TIME_MS: GucSetting<i32> = GucSetting::<i32>::new(3_000);
 pub static VALUE_INDEX_MAX_VALUES: GucSetting<i32> = GucSetting::<i32>::new(1000);
 pub static REFUSE: GucSetting<bool> = GucSetting::<bool>::new(true);
+pub static ANSWER_UNVERIFIED: GucSetting<bool> = GucSetting::<bool>::new(true);
 pub static EXAMPLES: GucSetting<i32> = GucSetting::<i32>::new(3);
 pub static SCHEMAS: GucSetting<Option<CString>> = GucSetting::<Option<CString>>::new(None);
 
@@ -307,6 +308,14 @@ pub fn init() {
         GucContext::Userset,
         GucFlags::default(),
     );
+    GucRegistry::define_bool_guc(
+        c"nl2sql.answer_unverified",
+        c"A run that ends unverified or ambiguous hands over its SQL.",
+        c"Off: only verified answers (status ok) are handed over; the others keep their status and explanation and give no SQL. The option answer_unverified overrides it per call.",
+        &ANSWER_UNVERIFIED,
+        GucContext::Userset,
+        GucFlags::default(),
+    );
     GucRegistry::define_enum_guc(
         c"nl2sql.audit_read_only",
         c"In a read-only transaction (a hot standby): log audits the run in the server log, error refuses the call.",
@@ -340,6 +349,7 @@ pub fn defaults() -> nl2sql_core::options::Settings {
         select_max_pairs: count(SELECT_MAX_PAIRS.get()),
         instance_time_ms: INSTANCE_TIME_MS.get().max(1) as u64,
         refuse: REFUSE.get(),
+        answer_unverified: ANSWER_UNVERIFIED.get(),
         examples: count(EXAMPLES.get()),
         schemas: text(&SCHEMAS).unwrap_or_default(),
     }

@@ -67,6 +67,9 @@ pub struct Explanation {
     /// no usable query) or `unanswerable` (the
     /// database cannot answer the question: no SQL was written, `chosen_sql` is empty).
     pub status: Status,
+    /// The run ended `unverified` or `ambiguous` and only verified answers are handed over
+    /// (option `answer_unverified` off): `chosen_sql` is in the explanation, not an answer.
+    pub withheld: bool,
 }
 
 impl Explanation {
@@ -76,9 +79,9 @@ impl Explanation {
     }
 
     /// Is there SQL to hand over as the answer? Not when the run ended in `error` or
-    /// `unanswerable`.
+    /// `unanswerable`, nor when its unverified SQL is [`withheld`](Self::withheld).
     pub fn answered(&self) -> bool {
-        !matches!(self.status, Status::Error | Status::Unanswerable)
+        !matches!(self.status, Status::Error | Status::Unanswerable) && !self.withheld
     }
 
     /// Why the run ended as it did, in words (the last step's detail).
@@ -515,6 +518,7 @@ impl<D: Database + ?Sized, M: Model + ?Sized> Ask<'_, '_, D, M> {
             llm_calls: self.trace.llm_calls,
             alternative: None,
             status,
+            withheld: false,
         })
     }
 
@@ -585,6 +589,15 @@ impl<D: Database + ?Sized, M: Model + ?Sized> Ask<'_, '_, D, M> {
             (_, true) => (Status::Ok, detail),
             (_, false) => (Status::Unverified, detail),
         };
+        // only verified answers wanted: the status stays what the evidence says, the SQL is not
+        // handed over
+        let withheld = !self.opts.answer_unverified && matches!(status, Status::Unverified | Status::Ambiguous);
+        let detail = if withheld {
+            data["withheld"] = json!(true);
+            format!("{detail}; not handed over: only verified answers are (answer_unverified is off)")
+        } else {
+            detail
+        };
         self.trace.step(Stage::Chosen, status, detail, Some(chosen.sql.clone()), data)?;
         Ok(Explanation {
             steps: self.trace.steps,
@@ -595,6 +608,7 @@ impl<D: Database + ?Sized, M: Model + ?Sized> Ask<'_, '_, D, M> {
             llm_calls: self.trace.llm_calls,
             alternative: self.alternative,
             status,
+            withheld,
         })
     }
 }

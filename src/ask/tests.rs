@@ -353,6 +353,32 @@ fn sql_that_never_runs_ends_the_run_in_error_and_is_not_the_answer() {
 }
 
 #[test]
+fn with_answer_unverified_off_only_a_verified_answer_is_handed_over() {
+    let strict = json!({"probe": false, "repair": false, "answer_unverified": false});
+    // open problems: the status stays unverified, the SQL is in the explanation, not the answer
+    let mut model = ScriptedModel::new(vec![sql_reply(TITLES)]);
+    let e = run(&mut ScriptedDb::bookshop(), &mut model, "How many books are there?", strict.clone()).unwrap();
+    assert_eq!((e.status(), e.withheld, e.answered()), (Status::Unverified, true, false));
+    let chosen = e.steps.last().unwrap();
+    assert_eq!((chosen.stage, chosen.sql.as_deref()), (Stage::Chosen, Some(TITLES)));
+    assert!(chosen.detail.starts_with("open problems: ") && chosen.detail.ends_with("not handed over: only verified answers are (answer_unverified is off)"), "{}", chosen.detail);
+    assert_eq!(chosen.data["withheld"], json!(true));
+    // verification off: nothing is verified, nothing handed over
+    let mut model = ScriptedModel::new(vec![sql_reply(COUNT)]);
+    let e = run(&mut ScriptedDb::bookshop(), &mut model, "How many books are there?", json!({"probe": false, "verify": false, "answer_unverified": false})).unwrap();
+    assert_eq!((e.status(), e.answered()), (Status::Unverified, false));
+    // a verified answer is handed over as ever
+    let mut model = ScriptedModel::new(vec![sql_reply(COUNT)]);
+    let e = run(&mut ScriptedDb::bookshop(), &mut model, "How many books are there?", strict).unwrap();
+    assert_eq!((e.status(), e.withheld, e.answered(), e.chosen_sql.as_str()), (Status::Ok, false, true, COUNT));
+    // the setting is the default of the option
+    let settings = Settings { answer_unverified: false, ..Settings::default() };
+    assert!(!AskOptions::parse(&json!({}), &settings).unwrap().answer_unverified);
+    assert!(AskOptions::parse(&json!({"answer_unverified": true}), &settings).unwrap().answer_unverified);
+    assert!(AskOptions::parse(&json!({"answer_unverified": "yes"}), &settings).is_err());
+}
+
+#[test]
 fn a_query_the_repair_cannot_make_run_gets_one_fresh_generation_by_another_generator() {
     let bad = "SELECT count(*) FROM books WHERE nosuch";
     let mut db = ScriptedDb::bookshop().plan_fails("nosuch", "column \"nosuch\" does not exist");

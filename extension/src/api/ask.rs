@@ -145,6 +145,10 @@ fn nl2sql_execute(
             Error::new(Kind::NotSupported, no_answer(run_id, &e, true)).with_hint(
                 "Ask about what the tables hold (nl2sql_schema() lists them); to get SQL whatever the question, pass the option {\"refuse\": false} or SET nl2sql.refuse = off.",
             )
+        } else if e.withheld {
+            Error::new(Kind::Model, no_answer(run_id, &e, true)).with_hint(
+                "Only verified answers are handed over: nl2sql_run(question) shows the unverified SQL and its open problems; to get it, pass the option {\"answer_unverified\": true} or SET nl2sql.answer_unverified = on.",
+            )
         } else {
             Error::new(Kind::Model, no_answer(run_id, &e, true))
                 .with_hint("nl2sql_run(question) shows every step and the best attempt; rephrase the question or name the tables and columns it is about.")
