@@ -21,6 +21,12 @@
 //!         stage runs before probing and verification, so the runs here switch those off: the
 //!         refusal is the default's, at the cost of one generation per answered question (whose
 //!         query is judged too, `scope::written`). `--half none`: the answerable questions alone.
+//!     cargo run --release --example answerability -- statuses [--half tune|measure|all]
+//!         the unanswerable questions under the full default (`nl2sql_run` with no options: probing,
+//!         verification, repair, the second reading), each run's final status; TrustSQL's
+//!         reliability score when every status but `error` and `unanswerable` hands SQL over (the
+//!         default) and when only `ok` does (`nl2sql.answer_unverified = off`), the answerable side
+//!         from Benchmark 2's default runs at 0.6.0 (`b2_{train,dev}_v060_time.jsonl`, their statuses).
 //!
 //! Raw per-question results go to `bench/results/answerability_<mode>.jsonl` (or `$NL2SQL_BENCH_OUT`).
 
@@ -137,7 +143,8 @@ fn main() {
     match mode.as_str() {
         "evidence" => evidence_mode(threshold, list, &mut out),
         "ask" => ask_mode(flag("--half").unwrap_or_else(|| "all".into()), &mut out),
-        other => panic!("unknown mode {other} (evidence, ask)"),
+        "statuses" => statuses_mode(flag("--half").unwrap_or_else(|| "measure".into()), &mut out),
+        other => panic!("unknown mode {other} (evidence, ask, statuses)"),
     }
     println!("raw results: {out_path}");
 }
@@ -329,4 +336,76 @@ fn ask_mode(half: String, out: &mut std::fs::File) {
     }
     let n = seconds.len();
     println!("\nthe chat model was asked on {asked} of {n} questions (a vote on the words that link to nothing); median run {:.1} s", spider::pct(&mut seconds, 0.5));
+}
+
+/// The unanswerable questions of a half under the full default, and the reliability score of the
+/// two answering policies (every status that holds SQL, or only `ok`).
+fn statuses_mode(half: String, out: &mut std::fs::File) {
+    assert!(["tune", "measure", "all"].contains(&half.as_str()), "--half is tune, measure or all, not {half}");
+    println!("Benchmark 10 (statuses): command: cargo run --release --example answerability -- statuses --half {half}");
+    let mut unans: Vec<String> = Vec::new();
+    let mut seconds = Vec::new();
+    for q in unanswerable().iter().filter(|q| half == "all" || q["split"].as_str() == Some(half.as_str())) {
+        let db = format!("train_{}", q["db_id"].as_str().unwrap().to_lowercase());
+        let question = q["question"].as_str().unwrap();
+        let mut c = connect(&db);
+        c.batch_execute("SET client_min_messages = warning").unwrap();
+        let t = std::time::Instant::now();
+        let rows = c.query("SELECT status, detail, sql FROM nl2sql_run($1) WHERE stage = 'chosen'", &[&question]);
+        let secs = t.elapsed().as_secs_f64();
+        seconds.push(secs);
+        let (status, detail, sql) = match rows {
+            Ok(rows) => match rows.last() {
+                Some(r) => (r.get::<_, String>(0), r.get::<_, String>(1), r.get::<_, Option<String>>(2)),
+                None => ("none".to_string(), "no chosen step".to_string(), None),
+            },
+            Err(e) => ("failed".to_string(), spider::server_error(&e), None),
+        };
+        println!("  [{}] {status}: {question}", q["kind"].as_str().unwrap());
+        writeln!(out, "{}", json!({"set": "unanswerable", "id": q["id"], "db": db, "kind": q["kind"], "split": q["split"],
+            "question": question, "status": status, "detail": detail, "sql": sql, "seconds": secs})).unwrap();
+        unans.push(status);
+    }
+    let mut by_status: BTreeMap<&str, usize> = BTreeMap::new();
+    for s in &unans {
+        *by_status.entry(s.as_str()).or_default() += 1;
+    }
+    println!("\n| unanswerable ({half}) | status | questions |\n|---|---|---|");
+    for (s, n) in &by_status {
+        println!("| | {s} | {n} |");
+    }
+    // an unanswerable question given SQL is a wrong answer; given none (refused, or no query that
+    // runs) it is abstained from rightly
+    let holds_sql = |s: &str, only_ok: bool| if only_ok { s == "ok" } else { ["ok", "unverified", "ambiguous"].contains(&s) };
+    println!("\nTrustSQL reliability score (RS, points): the answerable set's default runs with the {} unanswerable questions above", unans.len());
+    println!("| answerable set | policy | right (answers, and no SQL for the unanswerable) | wrong (answers, and SQL for the unanswerable) | no SQL for the answerable | RS(0) | RS(10) | RS(N) |\n|---|---|---|---|---|---|---|---|");
+    for (set_name, file) in [("spider_train", "b2_train_v060_time.jsonl"), ("spider", "b2_dev_v060_time.jsonl")] {
+        let path = format!("{}/bench/results/{file}", env!("CARGO_MANIFEST_DIR"));
+        let answerable: Vec<(String, bool)> = std::fs::read_to_string(&path)
+            .unwrap_or_else(|e| panic!("{path}: {e}"))
+            .lines()
+            .map(|l| serde_json::from_str::<Value>(l).expect("JSON line"))
+            .filter(|r| r["config"] == json!("full"))
+            .map(|r| (r["status"].as_str().unwrap_or("none").to_string(), r["strict"] == json!(true)))
+            .collect();
+        for (policy, only_ok) in [("every status with SQL (default)", false), ("only ok (answer_unverified off)", true)] {
+            let mut outcomes: Vec<Outcome> = answerable
+                .iter()
+                .map(|(s, right)| if !holds_sql(s, only_ok) { Outcome::Abstained } else if *right { Outcome::Right } else { Outcome::Wrong })
+                .collect();
+            outcomes.extend(unans.iter().map(|s| if holds_sql(s, only_ok) { Outcome::Wrong } else { Outcome::Right }));
+            let n = outcomes.len() as f64;
+            let count = |o: Outcome| outcomes.iter().filter(|x| **x == o).count();
+            println!(
+                "| {set_name} | {policy} | {} | {} | {} | {:.1} | {:.1} | {:.1} |",
+                count(Outcome::Right),
+                count(Outcome::Wrong),
+                count(Outcome::Abstained),
+                reliability(&outcomes, 0.0),
+                reliability(&outcomes, 10.0),
+                reliability(&outcomes, n)
+            );
+        }
+    }
+    println!("\nmedian run {:.1} s", spider::pct(&mut seconds, 0.5));
 }
