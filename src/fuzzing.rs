@@ -101,8 +101,8 @@ fn observed(query: &sqlparser::ast::Query, catalog: &Catalog, question: &str, se
     o
 }
 
-/// Every check, the constraints' verdicts and the literal fix, for one question and one SQL, on
-/// two schemas.
+/// Every check, the constraints' verdicts, the literal fix and the scope stage's judgement of a
+/// query written, for one question and one SQL, on two schemas.
 pub fn checks(question: &str, sql: &str, seed: u8) {
     let Ok(checked) = crate::sql::check_query(sql) else { return };
     let q = &checked.query;
@@ -123,6 +123,12 @@ pub fn checks(question: &str, sql: &str, seed: u8) {
         let _ = checks::both::either(q, question);
         let _ = checks::shape::fan_out(q, &catalog, question);
         let _ = checks::columns::unasked_items(q, &catalog, question);
+        // the scope stage's judgement of the query written, every word of the question taken as
+        // linking to nothing and every proper name as held by no stored value
+        let words: Vec<String> = crate::scope::words::content_words(question).into_iter().map(|w| w.text).collect();
+        let gap = crate::scope::written::Gap { unlinked: words, names: crate::scope::words::proper_names(question), closest: Vec::new() };
+        let _ = crate::scope::written::judge(q, &catalog, question, &gap, &[], &[]);
+        let _ = crate::scope::written::stand_ins(q, &gap.unlinked);
     }
     let _ = checks::result_findings(&[vec![json!(null)], vec![json!(1), json!("a")]]);
 }
