@@ -150,17 +150,7 @@ pub fn missing_columns(query: &Query, catalog: &Catalog, unlinked: &[String]) ->
             ControlFlow::Continue(())
         }
         fn pre_visit_expr(&mut self, e: &Expr) -> ControlFlow<()> {
-            match e {
-                Expr::Identifier(i) => {
-                    self.read.insert(i.value.to_lowercase());
-                }
-                Expr::CompoundIdentifier(parts) => {
-                    if let Some(last) = parts.last() {
-                        self.read.insert(last.value.to_lowercase());
-                    }
-                }
-                _ => {}
-            }
+            self.read.extend(column_name(e));
             ControlFlow::Continue(())
         }
     }
@@ -180,6 +170,16 @@ pub fn missing_columns(query: &Query, catalog: &Catalog, unlinked: &[String]) ->
         .filter(|n| !columns.contains(n) && !names.defined.contains(n))
         .filter(|n| tokens(n).iter().any(|t| unlinked.iter().any(|w| matches(&w.to_lowercase(), t))))
         .collect()
+}
+
+/// The column an expression names, lower-case, without its table (`c.email` is `email`); none for
+/// any other expression.
+fn column_name(e: &Expr) -> Option<String> {
+    match e {
+        Expr::Identifier(i) => Some(i.value.to_lowercase()),
+        Expr::CompoundIdentifier(parts) => parts.last().map(|p| p.value.to_lowercase()),
+        _ => None,
+    }
 }
 
 /// The output columns the query names after an `unlinked` word while computing them from columns
@@ -207,11 +207,7 @@ pub fn stand_ins(query: &Query, unlinked: &[String]) -> Vec<(String, String)> {
             }
             let mut read: Vec<String> = Vec::new();
             let _ = sqlparser::ast::visit_expressions(expr, |e| {
-                match e {
-                    Expr::Identifier(i) => read.push(i.value.to_lowercase()),
-                    Expr::CompoundIdentifier(parts) => read.extend(parts.last().map(|p| p.value.to_lowercase())),
-                    _ => {}
-                }
+                read.extend(column_name(e));
                 ControlFlow::<()>::Continue(())
             });
             let holds = |w: &str| {
