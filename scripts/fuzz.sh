@@ -8,6 +8,10 @@
 #   scripts/fuzz.sh [RUNS] [TARGET...]   RUNS executions per target (default 10000000), every target by default
 #   NL2SQL_FUZZ_JOBS=N scripts/fuzz.sh ...  N libFuzzer processes per target over one shared corpus (each runs
 #                                          RUNS/N executions, picking up the others' new inputs); default 1
+#   NL2SQL_FUZZ_TRACE_COMPARES=0 scripts/fuzz.sh ...  builds without libFuzzer's comparison tracing
+#                                          (cargo fuzz build --no-trace-compares): about 1.6x the executions
+#                                          per second, mutations no longer guided by the values compared;
+#                                          for long runs over a corpus grown with it (default 1: traced)
 # Installs cargo-fuzz when missing; needs a nightly-capable rustc (RUSTC_BOOTSTRAP=1 is set
 # here: the sanitizer flags are nightly-only; -s none builds without a sanitizer, as safe Rust needs).
 set -euo pipefail
@@ -23,13 +27,19 @@ targets=("$@")
 [ ${#targets[@]} -gt 0 ] || targets=(question sql checks fix)
 export RUSTC_BOOTSTRAP=1
 jobs="${NL2SQL_FUZZ_JOBS:-1}"
+trace=()
+case "${NL2SQL_FUZZ_TRACE_COMPARES:-1}" in
+    1) ;;
+    0) trace=(--no-trace-compares) ;;
+    *) die "NL2SQL_FUZZ_TRACE_COMPARES must be 1 or 0, not '${NL2SQL_FUZZ_TRACE_COMPARES}'" ;;
+esac
 [[ "$jobs" =~ ^[1-9][0-9]*$ ]] || die "NL2SQL_FUZZ_JOBS must be a positive number, not '$jobs'"
 for t in "${targets[@]}"; do
-    log "fuzz target $t: $runs executions ($jobs process(es))"
+    log "fuzz target $t: $runs executions ($jobs process(es)${trace:+, ${trace[*]}})"
     mkdir -p "corpus/$t"
     mkdir -p "$NL2SQL_WORK"
     start=$(date +%s)
-    cargo fuzz build -s none -O "$t" >"$NL2SQL_WORK/fuzz-$t-build.log" 2>&1 || { tail -20 "$NL2SQL_WORK/fuzz-$t-build.log" >&2; die "fuzz target $t does not build"; }
+    cargo fuzz build -s none -O ${trace[@]+"${trace[@]}"} "$t" >"$NL2SQL_WORK/fuzz-$t-build.log" 2>&1 || { tail -20 "$NL2SQL_WORK/fuzz-$t-build.log" >&2; die "fuzz target $t does not build"; }
     bin="target/$(rustc -vV | sed -n 's/^host: //p')/release/$t"
     per=$(( (runs + jobs - 1) / jobs ))
     pids=()

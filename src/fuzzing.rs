@@ -27,6 +27,12 @@ pub fn split(data: &[u8]) -> (String, String, u8) {
     }
 }
 
+/// The two schemas the question is read against, with the scope stage's names of each: built
+/// once, since neither depends on the input (what each execution does stays the same).
+static SCHEMAS: once_cell::sync::Lazy<Vec<(Catalog, Vec<crate::scope::link::Name>)>> = once_cell::sync::Lazy::new(|| {
+    [bookshop(), retail()].into_iter().map(|c| { let names = crate::scope::link::names(&c); (c, names) }).collect()
+});
+
 /// Everything that reads only the question.
 pub fn question(text: &str) {
     let found = constraints::extract(text, None);
@@ -40,15 +46,14 @@ pub fn question(text: &str) {
     let _ = checks::columns::without_ranking_phrases(text);
     let _ = checks::columns::asked_attributes(text);
     let _ = crate::lexicon::beyond_data(text);
-    for catalog in [bookshop(), retail()] {
-        let _ = crate::context::mask_schema_words(text, &catalog);
-        let _ = crate::context::build(&catalog, &Default::default(), text, 400);
-        let _ = crate::ask::probe::to_ground(text, &found, &Default::default(), &catalog);
+    for (catalog, names) in SCHEMAS.iter() {
+        let _ = crate::context::mask_schema_words(text, catalog);
+        let _ = crate::context::build(catalog, &Default::default(), text, 400);
+        let _ = crate::ask::probe::to_ground(text, &found, &Default::default(), catalog);
         // the scope stage: content words linked to the names, a stored value, and by meaning
         // half of the words (so every branch of the decision is reached)
-        let names = crate::scope::link::names(&catalog);
         let values = [("customers.city".to_string(), text.chars().take(12).collect::<String>())];
-        let evidence = crate::scope::Evidence::gather(text, &names, &values, &mut |w: &str| vec![(w.to_string(), if w.len() % 2 == 0 { 0.7 } else { 0.3 })], 0.6);
+        let evidence = crate::scope::Evidence::gather(text, names, &values, &mut |w: &str| vec![(w.to_string(), if w.len() % 2 == 0 { 0.7 } else { 0.3 })], 0.6);
         let _ = evidence.closest();
         let _ = evidence.to_json();
         let vote = crate::scope::ModelVote { answerable: false, kind: None, missing: text.chars().take(20).collect() };
