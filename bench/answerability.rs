@@ -28,6 +28,14 @@
 //!         default) and when only `ok` does (`nl2sql.answer_unverified = off`), the answerable side
 //!         from Benchmark 2's default runs at 0.6.0 (`b2_{train,dev}_v060_time.jsonl`, their statuses).
 //!
+//!     cargo run --release --example answerability -- replay [FILE...]
+//!         no model: one rule of the query written (`scope::written::unanswered_items`, an asked
+//!         thing answered with other columns) read on queries already recorded: the `ask` mode's
+//!         files (each question's query written and the words it let through, default the tuning
+//!         half's `answerability_ask_written_tune.jsonl`), and every gold query of `spider_train`
+//!         and of the 13 `spider` databases, with the words the evidence mode found unlinked
+//!         (`answerability_evidence.jsonl`), as if the model's vote had let them all through.
+//!
 //! Raw per-question results go to `bench/results/answerability_<mode>.jsonl` (or `$NL2SQL_BENCH_OUT`).
 
 use std::collections::BTreeMap;
@@ -144,7 +152,8 @@ fn main() {
         "evidence" => evidence_mode(threshold, list, &mut out),
         "ask" => ask_mode(flag("--half").unwrap_or_else(|| "all".into()), &mut out),
         "statuses" => statuses_mode(flag("--half").unwrap_or_else(|| "measure".into()), &mut out),
-        other => panic!("unknown mode {other} (evidence, ask, statuses)"),
+        "replay" => replay_mode(args.iter().skip(1).filter(|a| !a.starts_with("--")).cloned().collect(), &mut out),
+        other => panic!("unknown mode {other} (evidence, ask, statuses, replay)"),
     }
     println!("raw results: {out_path}");
 }
@@ -408,4 +417,87 @@ fn statuses_mode(half: String, out: &mut std::fs::File) {
         }
     }
     println!("\nmedian run {:.1} s", spider::pct(&mut seconds, 0.5));
+}
+
+/// A database's catalog, read once (`nl2sql_schema()`).
+fn catalog<'c>(db: &str, cache: &'c mut BTreeMap<String, Catalog>) -> &'c Catalog {
+    cache.entry(db.to_string()).or_insert_with(|| {
+        let text: String = connect(db).query_one("SELECT nl2sql_schema()::text", &[]).expect("nl2sql_schema").get(0);
+        serde_json::from_str(&text).expect("catalog")
+    })
+}
+
+/// The words a detail of the scope step says were let through ("\"a\", \"b\" link to nothing, but ...").
+fn let_through(detail: &str) -> Vec<String> {
+    let Some((words, _)) = detail.split_once(" link to nothing, but the model reads them") else { return Vec::new() };
+    words.split(", ").map(|w| w.trim_matches('"').to_string()).filter(|w| !w.is_empty()).collect()
+}
+
+/// `unanswered_items` on recorded queries written and on every gold query (no model).
+fn replay_mode(files: Vec<String>, out: &mut std::fs::File) {
+    use nl2sql_core::scope::written::unanswered_items;
+    println!("Benchmark 10 (replay): command: cargo run --release --example answerability -- replay {}", files.join(" "));
+    let files = if files.is_empty() { vec![format!("{}/bench/results/answerability_ask_written_tune.jsonl", env!("CARGO_MANIFEST_DIR"))] } else { files };
+    let mut cache = BTreeMap::new();
+    let kinds: BTreeMap<String, String> = unanswerable().iter().map(|q| (q["question"].as_str().unwrap().to_string(), q["kind"].as_str().unwrap().to_string())).collect();
+    // (file, set) -> (fired, let through with a query written)
+    let mut tally: BTreeMap<(String, String), (usize, usize)> = BTreeMap::new();
+    for file in &files {
+        let name = file.rsplit('/').next().unwrap_or(file).to_string();
+        for line in std::fs::read_to_string(file).unwrap_or_else(|e| panic!("{file}: {e}")).lines() {
+            let r: Value = serde_json::from_str(line).expect("JSON line");
+            let (Some(sql), Some(detail)) = (r["written"].as_str(), r["detail"].as_str()) else { continue };
+            let unlinked = let_through(detail);
+            if r["refused"] == json!(true) || unlinked.is_empty() {
+                continue;
+            }
+            let Ok(checked) = nl2sql_core::sql::check_query(sql) else { continue };
+            let db = r["db"].as_str().unwrap();
+            let question = r["question"].as_str().unwrap();
+            let fired = unanswered_items(&checked.query, catalog(db, &mut cache), question, &unlinked);
+            let set = r["set"].as_str().unwrap().to_string();
+            let e = tally.entry((name.clone(), set.clone())).or_default();
+            e.0 += !fired.is_empty() as usize;
+            e.1 += 1;
+            if !fired.is_empty() {
+                println!("  fired [{name} {set} {}] {question}  {:?}", kinds.get(question).map_or("answerable", String::as_str), fired.iter().map(|f| &f.0).collect::<Vec<_>>());
+            }
+            writeln!(out, "{}", json!({"file": name, "set": set, "db": db, "question": question, "unlinked": unlinked, "written": sql, "fired": fired})).unwrap();
+        }
+    }
+    // the gold queries, each with the words the evidence found unlinked
+    let evidence_path = format!("{}/bench/results/answerability_evidence.jsonl", env!("CARGO_MANIFEST_DIR"));
+    let mut unlinked_of: BTreeMap<(String, i64), Vec<String>> = BTreeMap::new();
+    for line in std::fs::read_to_string(&evidence_path).unwrap_or_else(|e| panic!("{evidence_path}: {e}")).lines() {
+        let r: Value = serde_json::from_str(line).expect("JSON line");
+        let Some(id) = r["question_id"].as_i64() else { continue };
+        let words: Vec<String> = r["evidence"]["links"]
+            .as_array()
+            .map(|ls| ls.iter().filter(|l| l["to"].is_null() && l["soft"] != json!(true)).filter_map(|l| l["word"].as_str().map(str::to_string)).collect())
+            .unwrap_or_default();
+        unlinked_of.insert((r["set"].as_str().unwrap().to_string(), id), words);
+    }
+    for (set_name, prefix) in [("spider_train", "train_"), ("spider", "spider_")] {
+        for q in load(&format!("{}/{set_name}/questions.json", data_dir())) {
+            let Some(words) = unlinked_of.get(&(set_name.to_string(), q["question_id"].as_i64().unwrap())) else { continue };
+            if words.is_empty() {
+                continue;
+            }
+            let Ok(checked) = nl2sql_core::sql::check_query(q["gold_pg"].as_str().unwrap_or_default()) else { continue };
+            let db = format!("{prefix}{}", q["db_id"].as_str().unwrap().to_lowercase());
+            let question = q["question"].as_str().unwrap();
+            let fired = unanswered_items(&checked.query, catalog(&db, &mut cache), question, words);
+            let e = tally.entry(("gold".into(), set_name.to_string())).or_default();
+            e.0 += !fired.is_empty() as usize;
+            e.1 += 1;
+            if !fired.is_empty() {
+                println!("  fired [gold {set_name}] {question}  {:?}  {}", fired.iter().map(|f| &f.0).collect::<Vec<_>>(), q["gold_pg"].as_str().unwrap_or_default());
+            }
+            writeln!(out, "{}", json!({"file": "gold", "set": set_name, "db": db, "question": question, "unlinked": words, "written": q["gold_pg"], "fired": fired})).unwrap();
+        }
+    }
+    println!("\n| queries | set | the rule fires | of those with words let through |\n|---|---|---|---|");
+    for ((file, set), (fired, n)) in &tally {
+        println!("| {file} | {set} | {fired} | {n} |");
+    }
 }

@@ -45,6 +45,7 @@ pub fn question(text: &str) {
     let _ = crate::lexicon::numbers_named(text);
     let _ = checks::columns::without_ranking_phrases(text);
     let _ = checks::columns::asked_attributes(text);
+    let _ = checks::columns::requested_items(text);
     let _ = crate::lexicon::beyond_data(text);
     for (catalog, names) in SCHEMAS.iter() {
         let _ = crate::context::mask_schema_words(text, catalog);
@@ -134,6 +135,7 @@ pub fn checks(question: &str, sql: &str, seed: u8) {
         let gap = crate::scope::written::Gap { unlinked: words, names: crate::scope::words::proper_names(question), closest: Vec::new() };
         let _ = crate::scope::written::judge(q, &catalog, question, &gap, &[], &[]);
         let _ = crate::scope::written::stand_ins(q, &gap.unlinked);
+        let _ = crate::scope::written::unanswered_items(q, &catalog, question, &gap.unlinked);
     }
     let _ = checks::result_findings(&[vec![json!(null)], vec![json!(1), json!("a")]]);
 }

@@ -1259,8 +1259,9 @@ fn a_question_about_data_the_schema_has_no_place_for_gets_no_sql() {
 
 #[test]
 fn words_that_link_to_nothing_are_answered_when_the_model_reads_them_as_the_schemas() {
+    // (a count asks for no thing by name: the query written answers what is asked)
     let mut model = far(&["satisfaction", "score"], vec![text_reply(ANSWERABLE), sql_reply(COUNT)]);
-    let e = run(&mut ScriptedDb::bookshop(), &mut model, SATISFACTION, json!({"probe": false})).unwrap();
+    let e = run(&mut ScriptedDb::bookshop(), &mut model, "How many books have a satisfaction score?", json!({"probe": false})).unwrap();
     assert_eq!(steps_of(&e, Stage::Scope), ["ok"]);
     assert!(e.answered() && e.chosen_sql == COUNT);
     let scope = e.steps.iter().find(|s| s.stage == Stage::Scope).unwrap();
@@ -1314,6 +1315,11 @@ fn the_query_written_for_words_the_vote_let_through_is_evidence_too() {
     let e = run(&mut ScriptedDb::bookshop(), &mut model, SATISFACTION, json!({"probe": false, "verify": false})).unwrap();
     assert_eq!((e.status(), e.chosen_sql.as_str()), (Status::Unanswerable, ""));
     assert!(e.reason().contains("presents COUNT(o.order_id) as \"satisfaction_score\", computed from columns that do not hold it"), "{}", e.reason());
+    // the thing asked for answered with what the data has: another question
+    let mut model = far(&["satisfaction", "score"], vec![text_reply(ANSWERABLE), sql_reply(COUNT)]);
+    let e = run(&mut ScriptedDb::bookshop(), &mut model, SATISFACTION, json!({"probe": false, "verify": false})).unwrap();
+    assert_eq!((e.status(), e.chosen_sql.as_str()), (Status::Unanswerable, ""));
+    assert!(e.reason().contains("it asks for \"average customer satisfaction score\"") && e.reason().contains("returns count(*) instead: it answers another question"), "{}", e.reason());
     // a question whose words all link but that names what no stored value holds: no vote, but
     // the query is judged, and values in place of the name are the model's knowledge
     let mut model = ScriptedModel::new(vec![sql_reply(invented)]);

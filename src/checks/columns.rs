@@ -241,20 +241,50 @@ const REQUEST_END: &[&str] = &[
 pub fn asked_attributes(question: &str) -> Option<Vec<String>> {
     let mut best: Option<Vec<String>> = None;
     for sentence in question.to_lowercase().split(['.', '?', ';', '!']) {
-        let Some(rest) = REQUEST.captures(sentence.trim()).and_then(|c| c.get(1)) else { continue };
-        let mut span = Vec::new();
-        for token in rest.as_str().split_whitespace() {
-            let word = token.trim_matches(|c: char| !c.is_alphanumeric());
-            // "both" after the request's first word joins what a verb of the clause takes ("which
-            // authors wrote both Dune and Emma"), not the things asked ("list both the id and the name")
-            if REQUEST_END.contains(&word) || (word == "both" && !span.is_empty()) {
-                break;
-            }
-            span.push(token);
+        let Some(items) = request_items(sentence.trim()) else { continue };
+        if items.len() >= 2 && best.as_ref().is_none_or(|b| items.len() > b.len()) {
+            best = Some(items);
         }
-        let text = span.join(" ");
-        let items: Vec<String> = text
-            .split(',')
+    }
+    best
+}
+
+/// Every thing the question's requests ask for, one or more per request, in order ("What is the
+/// production budget of each film?" → "production budget"): the items of [`asked_attributes`]
+/// whatever their number, and the attribute of a question that asks who holds a role ("Who is
+/// the principal investigator of each project?" → "principal investigator").
+pub fn requested_items(question: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    for sentence in question.to_lowercase().split(['.', '?', ';', '!']) {
+        let sentence = sentence.trim();
+        let sentence = match WHO_HOLDS.captures(sentence).and_then(|c| c.get(1)) {
+            Some(rest) => format!("what is the {}", rest.as_str()),
+            None => sentence.to_string(),
+        };
+        out.extend(request_items(&sentence).unwrap_or_default());
+    }
+    out
+}
+
+/// "Who is the …": a question that asks for the holder of a role, an attribute of a thing.
+static WHO_HOLDS: LazyLock<Regex> = LazyLock::new(|| Regex::new(r"^who (?:is|are|was|were) the (.*)$").expect("compiles"));
+
+/// The things one request (a lower-case sentence) enumerates, when the sentence is a request.
+fn request_items(sentence: &str) -> Option<Vec<String>> {
+    let rest = REQUEST.captures(sentence)?.get(1)?;
+    let mut span = Vec::new();
+    for token in rest.as_str().split_whitespace() {
+        let word = token.trim_matches(|c: char| !c.is_alphanumeric());
+        // "both" after the request's first word joins what a verb of the clause takes ("which
+        // authors wrote both Dune and Emma"), not the things asked ("list both the id and the name")
+        if REQUEST_END.contains(&word) || (word == "both" && !span.is_empty()) {
+            break;
+        }
+        span.push(token);
+    }
+    let text = span.join(" ");
+    Some(
+        text.split(',')
             .flat_map(|part| part.split(" and "))
             .flat_map(|part| part.split(" as well as "))
             .map(|p| {
@@ -264,12 +294,8 @@ pub fn asked_attributes(question: &str) -> Option<Vec<String>> {
                     .join(" ")
             })
             .filter(|p| !p.is_empty())
-            .collect();
-        if items.len() >= 2 && best.as_ref().is_none_or(|b| items.len() > b.len()) {
-            best = Some(items);
-        }
-    }
-    best
+            .collect(),
+    )
 }
 
 /// The `attributes` finding: the request enumerates more things than the query returns columns.
@@ -327,6 +353,18 @@ mod tests {
         assert_eq!(n("Show the name of singers older than 40 and younger than 60"), None);
         assert_eq!(n("Which authors wrote both 'Dune' and 'Emma'?"), None);
         assert_eq!(n("What are the names of people who own both a car and a bike?"), None);
+    }
+
+    #[test]
+    fn things_requested_one_or_more() {
+        assert_eq!(requested_items("What is the production budget of each film?"), ["production budget"]);
+        assert_eq!(requested_items("Who is the principal investigator of each project?"), ["principal investigator"]);
+        assert_eq!(requested_items("Show the dates, places, and names of events."), ["dates", "places", "names"]);
+        // every request of the question, in order
+        assert_eq!(requested_items("Which city hosts the most? Give its name and population."), ["city hosts most", "name", "population"]);
+        // no request: none
+        assert!(requested_items("How many singers are there?").is_empty());
+        assert!(requested_items("Wer ist der Leiter jedes Projekts?").is_empty());
     }
 
     fn columns(sql: &str, q: &str) -> Vec<String> {

@@ -204,7 +204,7 @@ fn scope<'a>(query: &Query, catalog: &'a Catalog) -> Vec<(String, &'a crate::cat
 }
 
 /// Aliases (and bare names) of the top-level FROM list, to the relations they name.
-fn aliases(select: &Select, catalog: &Catalog) -> BTreeMap<String, RelName> {
+pub(crate) fn aliases(select: &Select, catalog: &Catalog) -> BTreeMap<String, RelName> {
     let mut out = BTreeMap::new();
     let mut add = |tf: &TableFactor| {
         if let TableFactor::Table { name, alias, args: None, .. } = tf {
@@ -230,7 +230,7 @@ fn aliases(select: &Select, catalog: &Catalog) -> BTreeMap<String, RelName> {
 }
 
 /// The (relation, column) a column reference names, if it resolves.
-fn column_of(e: &Expr, aliases: &BTreeMap<String, RelName>, catalog: &Catalog) -> Option<(RelName, String)> {
+pub(crate) fn column_of(e: &Expr, aliases: &BTreeMap<String, RelName>, catalog: &Catalog) -> Option<(RelName, String)> {
     let (qual, col) = match e {
         Expr::CompoundIdentifier(parts) if parts.len() >= 2 => {
             (Some(parts[parts.len() - 2].value.to_lowercase()), parts[parts.len() - 1].value.to_lowercase())

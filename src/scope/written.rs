@@ -12,6 +12,10 @@
 //!   data has as what the question asks for ([`stand_ins`]).
 //! - **a name left out**: a proper name no stored value holds that the query does not write
 //!   ("the ISBN of each book" → the book's id and price, [`dropped_names`]).
+//! - **an asked attribute answered with others**: the request asks for a thing with a word that
+//!   links to nothing ("What is the production budget of each film?"), and no column the query
+//!   returns carries a word of it (the film's id, title, director and gross): the query answers
+//!   another question ([`unanswered_items`]).
 //! - **a value the question does not name** (at least [`INVENTED`] distinct ones), compared with
 //!   a column ("customers in countries that use the euro" → `country IN ('Germany', 'France')`,
 //!   "branches in states that voted Republican" → `state = 'Utah'`): the model brought it from
@@ -115,7 +119,170 @@ pub fn judge(query: &Query, catalog: &Catalog, question: &str, gap: &Gap, ground
             ),
         ));
     }
+    let unanswered = unanswered_items(query, catalog, question, unlinked);
+    if let Some((item, returned)) = unanswered.first() {
+        return Some((
+            Kind::MissingData,
+            format!(
+                "the database has no place for what the question asks for: it asks for \"{item}\", and no table, column or stored value holds {words}; the query the model wrote returns {}{} instead: it answers another question{close}",
+                returned.iter().take(6).cloned().collect::<Vec<_>>().join(", "),
+                if returned.len() > 6 { format!(" and {} more", returned.len() - 6) } else { String::new() }
+            ),
+        ));
+    }
     None
+}
+
+/// The things the question's requests ask for ([`crate::checks::columns::requested_items`]) with
+/// a word among `unlinked`, that no column the query returns carries, each with what the query
+/// returns instead. "What is the production budget of each film?" answered with the film's id,
+/// title, director and gross; "Who is the principal investigator of each project?" with the
+/// project's details and a staff role.
+///
+/// A thing is named in at most three words that are not the lexicon's generic ones ("name",
+/// "total", "number": a longer span is a clause the request's reading ran into), one of which
+/// links to nothing. It is carried when one of its words is a word of a returned column's name,
+/// of the table it belongs to, or, for a word that is not generic, of an output's alias; matched
+/// as the linking matches words (a plural, a prefix, an abbreviation either way, a stem), inside
+/// a name (`town` in `hometown`), one edit apart in a word of five letters or more ("popuation",
+/// "benifit"), or by an attribute of the lexicon (`sex` for "gender", `dob` for "birthdates").
+/// A misspelt generic word ("mininum", "teh") is generic. Nothing is said of a query that returns
+/// `*`, or a computation over two columns (`max_salary - min_salary` for "the range of
+/// salaries"): such an output can be what any words name. A role's holder ("who is the ...") is
+/// a thing asked for, but not when a superlative picks one ("who is the earliest graduate").
+pub fn unanswered_items(query: &Query, catalog: &Catalog, question: &str, unlinked: &[String]) -> Vec<(String, Vec<String>)> {
+    if unlinked.is_empty() {
+        return Vec::new();
+    }
+    let gaps: Vec<String> = unlinked.iter().map(|w| w.to_lowercase()).collect();
+    // the lexicon's words of no thing: generic, function, aggregate and superlative words
+    let common: Vec<&str> = crate::lexicon::GENERIC_WORDS
+        .iter()
+        .chain(crate::lexicon::AGGREGATE_CUES)
+        .chain(crate::lexicon::AGGREGATE_WORDS.iter().flat_map(|(_, ws)| ws.iter()))
+        .copied()
+        .chain(crate::lexicon::SUPERLATIVES.iter().map(|s| s.word))
+        .collect();
+    let generic = |w: &str| {
+        let n = w.chars().count();
+        common.contains(&w)
+            || crate::lexicon::is_function_word(w)
+            || common.iter().any(|g| if n >= 5 { strsim::osa_distance(w, g) <= 1 } else { n >= 3 && anagram(w, g) })
+    };
+    let who_holds = question.trim_start().to_lowercase().starts_with("who ");
+    // (the thing as asked, its content words, its generic words)
+    let items: Vec<(String, Vec<String>, Vec<String>)> = crate::checks::columns::requested_items(question)
+        .into_iter()
+        .filter_map(|item| {
+            let words: Vec<String> = item.split(|c: char| !c.is_alphanumeric()).filter(|w| w.chars().count() >= 2).map(str::to_string).collect();
+            if who_holds && words.iter().any(|w| crate::lexicon::superlative(w).is_some()) {
+                return None;
+            }
+            let (common, content): (Vec<String>, Vec<String>) = words.into_iter().partition(|w| w.chars().count() < 3 || generic(w));
+            (content.len() <= 3 && content.iter().any(|w| gaps.contains(w))).then_some((item, content, common))
+        })
+        .collect();
+    if items.is_empty() {
+        return Vec::new();
+    }
+    // the words of the columns the query returns (and of their tables), of its aliases, and the
+    // returned items as written
+    let mut columns: BTreeSet<String> = BTreeSet::new();
+    let mut aliases_given: BTreeSet<String> = BTreeSet::new();
+    let mut returned: Vec<String> = Vec::new();
+    let mut open = false;
+    each_select(query, &mut |s| {
+        let aliases = crate::checks::aliases(s, catalog);
+        for item in &s.projection {
+            let expr = match item {
+                SelectItem::UnnamedExpr(e) => e,
+                SelectItem::ExprWithAlias { expr, alias } => {
+                    aliases_given.extend(tokens(&alias.value));
+                    expr
+                }
+                _ => {
+                    open = true;
+                    continue;
+                }
+            };
+            if computed_over_columns(expr) {
+                open = true;
+            }
+            let shown = expr.to_string();
+            if !returned.contains(&shown) {
+                returned.push(shown);
+            }
+            let _ = sqlparser::ast::visit_expressions(expr, |e| {
+                // the name as written (`SurfaceArea` is two words) and as the catalog has it
+                let written = match e {
+                    Expr::Identifier(i) => Some(i.value.clone()),
+                    Expr::CompoundIdentifier(parts) => parts.last().map(|p| p.value.clone()),
+                    _ => None,
+                };
+                if let Some(name) = written {
+                    columns.extend(tokens(&name));
+                    columns.insert(name.to_lowercase());
+                    if let Some((rel, column)) = crate::checks::column_of(e, &aliases, catalog) {
+                        columns.extend(tokens(&column).into_iter().chain(tokens(&rel.name)));
+                    }
+                }
+                ControlFlow::<()>::Continue(())
+            });
+        }
+    });
+    if open {
+        return Vec::new();
+    }
+    let carries = |w: &str, names: &[&String]| -> bool {
+        let stem = singular(w);
+        // the word and its singulars, as the lexicon's attributes are written ("places": "place")
+        let forms = [w, stem.as_str(), w.strip_suffix('s').unwrap_or(w)];
+        let long = stem.chars().count() >= 5;
+        names.iter().any(|t| {
+            let t_stem = singular(t);
+            (stem.chars().count() >= 4 && t.contains(stem.as_str()))
+                || matches(w, t)
+                || matches(t, w)
+                || same_stem(w, t)
+                || (long && t_stem.chars().count() >= 5 && strsim::osa_distance(&stem, &t_stem) <= 1)
+                || forms.iter().flat_map(|f| crate::lexicon::attribute_groups(f)).any(|g| g.contains(&t.as_str()))
+        })
+    };
+    let every: Vec<&String> = columns.iter().chain(aliases_given.iter()).collect();
+    let of_columns: Vec<&String> = columns.iter().collect();
+    items
+        .into_iter()
+        .filter(|(_, content, common)| {
+            !content.iter().any(|w| carries(w, &every))
+                && !common.iter().any(|w| carries(w, &of_columns))
+        })
+        .map(|(item, _, _)| (item, returned.clone()))
+        .collect()
+}
+
+/// Are `a` and `b` the same letters in another order ("teh" and "the")?
+fn anagram(a: &str, b: &str) -> bool {
+    let sorted = |s: &str| {
+        let mut v: Vec<char> = s.chars().collect();
+        v.sort_unstable();
+        v
+    };
+    a.len() == b.len() && a != b && sorted(a) == sorted(b)
+}
+
+/// Is `e` a computation over two or more columns (`max_salary - min_salary`, `price * quantity`)?
+fn computed_over_columns(e: &Expr) -> bool {
+    let mut read = 0;
+    let mut op = false;
+    let _ = sqlparser::ast::visit_expressions(e, |x| {
+        match x {
+            Expr::BinaryOp { .. } => op = true,
+            Expr::Identifier(_) | Expr::CompoundIdentifier(_) => read += 1,
+            _ => {}
+        }
+        ControlFlow::<()>::Continue(())
+    });
+    op && read >= 2
 }
 
 /// The column names the query reads that no table or view of `catalog` has and that the query
@@ -521,6 +688,59 @@ mod tests {
         assert!(dropped_names(&q, &catalog, "Which authors won the Nobel Prize?", &nobel, &["nobel prize: authors of the Swedish academy's list".into()]).is_empty());
         // no name no stored value holds: nothing to leave out
         assert!(judge(&query("SELECT name FROM authors"), &catalog, "Which authors won the Nobel Prize?", &gap(&[], &[], &[]), &[], &[]).is_none());
+    }
+
+    #[test]
+    fn an_asked_attribute_answered_with_other_columns_is_missing_data() {
+        let catalog = bookshop();
+        // the royalty share asked for, the books' titles and prices returned
+        let q = query("SELECT b.title, b.price FROM books AS b");
+        let (kind, why) = judge(&q, &catalog, "What is the royalty share of each book?", &gap(&words(&["royalty"]), &[], &["books.price".into()]), &[], &[]).expect("judged");
+        assert_eq!(kind, Kind::MissingData);
+        assert!(why.contains("asks for \"royalty share\"") && why.contains("returns b.title, b.price instead: it answers another question; the closest in the schema: books.price"), "{why}");
+        // a role's holder: "who is the ..."
+        let q = query("SELECT c.name, c.city FROM customers AS c");
+        assert_eq!(unanswered_items(&q, &catalog, "Who is the account manager of each customer?", &words(&["manager"])).len(), 1);
+        // any word of the thing returned: a column, its table, an alias; by plural, prefix, abbreviation or a misspelling
+        for (sql, question, unlinked) in [
+            ("SELECT clean_jerk FROM body_builder", "What is the clean and jerk score of the best body builder?", "score"),
+            ("SELECT continent, SUM(population) FROM country GROUP BY continent", "What is the total popuation of each continent?", "popuation"),
+            ("SELECT d.directed_by FROM director AS d", "List all directors.", "directors"),
+            ("SELECT directed_by FROM director", "Show the directors.", "directors"),
+            ("SELECT b.title, b.price * 0.1 AS royalty FROM books AS b", "What is the royalty share of each book?", "royalty"),
+            ("SELECT * FROM books", "What is the royalty share of each book?", "royalty"),
+            // a word of one attribute with a returned column: "rate" is read from a price
+            ("SELECT b.title, b.price FROM books AS b", "What is the royalty rate of each book?", "royalty"),
+            ("SELECT \"SurfaceArea\" FROM country", "What are the areas of the countries?", "areas"),
+            ("SELECT hometown FROM teacher", "What are the towns of the teachers?", "towns"),
+            ("SELECT t1.name, t1.sex FROM people AS t1", "What is the name and gender of each person?", "gender"),
+            ("SELECT emp_fname, emp_dob FROM employee", "What are the first names and birthdates of the professors?", "birthdates"),
+            ("SELECT date, venue FROM event", "Show the dates and places of the events.", "places"),
+            ("SELECT max(milliseconds) FROM track", "What is the longest duration of the tracks?", "duration"),
+            ("SELECT total FROM body_builder", "List the total scores of body builders.", "scores"),
+            ("SELECT code, benefit_id FROM benefits", "List the code and the benifit id.", "benifit"),
+            ("SELECT max(stars), min(stars) FROM rating", "What is the maximum and mininum number of stars?", "mininum"),
+            ("SELECT job_title, max_salary - min_salary FROM jobs", "What are the job titles, and range of salaries of the jobs?", "range"),
+            ("SELECT first_name FROM students ORDER BY date_left LIMIT 1", "Who is the earliest graduate of the school?", "graduate"),
+        ] {
+            let q = query(sql);
+            assert!(unanswered_items(&q, &catalog, question, &words(&[unlinked])).is_empty(), "{sql} for {question}");
+        }
+        // nothing unlinked, or the unlinked word outside what is asked (a condition, an order), or
+        // a thing of generic words alone: nothing to answer otherwise
+        let q = query("SELECT b.title FROM books AS b ORDER BY b.price");
+        assert!(unanswered_items(&q, &catalog, "What is the royalty share of each book?", &[]).is_empty());
+        assert!(unanswered_items(&q, &catalog, "List the titles of books in order of royalty.", &words(&["royalty"])).is_empty());
+        assert!(unanswered_items(&q, &catalog, "What is the total number of royalty books?", &words(&["royalty"])).is_empty());
+        // no request: a question the lexicon does not read as asking for attributes
+        assert!(unanswered_items(&q, &catalog, "Wie hoch ist die Lizenzgebühr jedes Buches?", &words(&["lizenzgebühr"])).is_empty());
+        // on another schema (several schemas, mixed-case quoted names)
+        let catalog = retail();
+        let table = &catalog.tables[0];
+        let column = &table.columns[0];
+        let sql = format!("SELECT t.{} FROM {} AS t", crate::catalog::quote_ident(&column.name), table.name);
+        let q = query(&sql);
+        assert_eq!(unanswered_items(&q, &catalog, "What is the carbon footprint of each one?", &words(&["carbon", "footprint"])).len(), 1, "{sql}");
     }
 
     #[test]
