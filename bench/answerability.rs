@@ -29,8 +29,9 @@
 //!         from Benchmark 2's default runs at 0.6.0 (`b2_{train,dev}_v060_time.jsonl`, their statuses).
 //!
 //!     cargo run --release --example answerability -- replay [FILE...]
-//!         no model: one rule of the query written (`scope::written::unanswered_items`, an asked
-//!         thing answered with other columns) read on queries already recorded: the `ask` mode's
+//!         no model: three rules of the query written (`scope::written`: a column no table has,
+//!         a stand-in, an asked thing answered with other columns) read on queries already
+//!         recorded: the `ask` mode's
 //!         files (each question's query written and the words it let through, default the tuning
 //!         half's `answerability_ask_written_tune.jsonl`), and every gold query of `spider_train`
 //!         and of the 13 `spider` databases, with the words the evidence mode found unlinked
@@ -96,10 +97,7 @@ fn embed(texts: &[String]) -> Vec<Vec<f32>> {
 
 fn schema<'c>(db: &str, cache: &'c mut BTreeMap<String, Schema>) -> &'c Schema {
     if !cache.contains_key(db) {
-        let mut c = connect(db);
-        let text: String = c.query_one("SELECT nl2sql_schema()::text", &[]).expect("nl2sql_schema").get(0);
-        let catalog: Catalog = serde_json::from_str(&text).expect("catalog");
-        let names = link::names(&catalog);
+        let names = link::names(&read_catalog(db));
         let texts: Vec<String> = names.iter().map(|n| link::name_text(&n.shown)).collect();
         let vectors = embed(&texts);
         cache.insert(db.to_string(), Schema { names, vectors });
@@ -419,12 +417,15 @@ fn statuses_mode(half: String, out: &mut std::fs::File) {
     println!("\nmedian run {:.1} s", spider::pct(&mut seconds, 0.5));
 }
 
-/// A database's catalog, read once (`nl2sql_schema()`).
+/// A database's catalog as the extension reads it (`nl2sql_schema()`).
+fn read_catalog(db: &str) -> Catalog {
+    let text: String = connect(db).query_one("SELECT nl2sql_schema()::text", &[]).expect("nl2sql_schema").get(0);
+    serde_json::from_str(&text).expect("catalog")
+}
+
+/// A database's catalog, read once.
 fn catalog<'c>(db: &str, cache: &'c mut BTreeMap<String, Catalog>) -> &'c Catalog {
-    cache.entry(db.to_string()).or_insert_with(|| {
-        let text: String = connect(db).query_one("SELECT nl2sql_schema()::text", &[]).expect("nl2sql_schema").get(0);
-        serde_json::from_str(&text).expect("catalog")
-    })
+    cache.entry(db.to_string()).or_insert_with(|| read_catalog(db))
 }
 
 /// The words a detail of the scope step says were let through ("\"a\", \"b\" link to nothing, but ...").
@@ -433,15 +434,42 @@ fn let_through(detail: &str) -> Vec<String> {
     words.split(", ").map(|w| w.trim_matches('"').to_string()).filter(|w| !w.is_empty()).collect()
 }
 
-/// `unanswered_items` on recorded queries written and on every gold query (no model).
+/// What three rules of the query written say of one query: a missing column, a stand-in, an
+/// asked thing answered with other columns (each empty when the rule finds nothing).
+fn rules_on(query: &sqlparser::ast::Query, catalog: &Catalog, question: &str, unlinked: &[String]) -> [Vec<String>; 3] {
+    use nl2sql_core::scope::written::{missing_columns, stand_ins, unanswered_items};
+    [
+        missing_columns(query, catalog, unlinked),
+        stand_ins(query, unlinked).into_iter().map(|(alias, expr)| format!("{expr} AS {alias}")).collect(),
+        unanswered_items(query, catalog, question, unlinked).into_iter().map(|(item, _)| item).collect(),
+    ]
+}
+
+const RULES: [&str; 3] = ["missing column", "stand-in", "asked thing answered otherwise"];
+
+/// Three rules of the query written on recorded queries and on every gold query (no model).
 fn replay_mode(files: Vec<String>, out: &mut std::fs::File) {
-    use nl2sql_core::scope::written::unanswered_items;
     println!("Benchmark 10 (replay): command: cargo run --release --example answerability -- replay {}", files.join(" "));
     let files = if files.is_empty() { vec![format!("{}/bench/results/answerability_ask_written_tune.jsonl", env!("CARGO_MANIFEST_DIR"))] } else { files };
     let mut cache = BTreeMap::new();
     let kinds: BTreeMap<String, String> = unanswerable().iter().map(|q| (q["question"].as_str().unwrap().to_string(), q["kind"].as_str().unwrap().to_string())).collect();
-    // (file, set) -> (fired, let through with a query written)
-    let mut tally: BTreeMap<(String, String), (usize, usize)> = BTreeMap::new();
+    // (queries, set) -> (fired per rule, any rule, read)
+    let mut tally: BTreeMap<(String, String), ([usize; 3], usize, usize)> = BTreeMap::new();
+    let mut record = |file: &str, set: &str, db: &str, question: &str, unlinked: &[String], sql: &str, fired: [Vec<String>; 3], out: &mut std::fs::File| {
+        let e = tally.entry((file.to_string(), set.to_string())).or_default();
+        for (i, f) in fired.iter().enumerate() {
+            e.0[i] += !f.is_empty() as usize;
+        }
+        let any = fired.iter().any(|f| !f.is_empty());
+        e.1 += any as usize;
+        e.2 += 1;
+        if any {
+            let which: Vec<String> = RULES.iter().zip(&fired).filter(|(_, f)| !f.is_empty()).map(|(r, f)| format!("{r}: {}", f.join("; "))).collect();
+            println!("  fired [{file} {set} {}] {question}  {}  ({sql})", kinds.get(question).map_or("answerable", String::as_str), which.join(" | "));
+        }
+        writeln!(out, "{}", json!({"file": file, "set": set, "db": db, "question": question, "unlinked": unlinked, "written": sql,
+            "missing_columns": fired[0], "stand_ins": fired[1], "unanswered_items": fired[2]})).unwrap();
+    };
     for file in &files {
         let name = file.rsplit('/').next().unwrap_or(file).to_string();
         for line in std::fs::read_to_string(file).unwrap_or_else(|e| panic!("{file}: {e}")).lines() {
@@ -454,15 +482,8 @@ fn replay_mode(files: Vec<String>, out: &mut std::fs::File) {
             let Ok(checked) = nl2sql_core::sql::check_query(sql) else { continue };
             let db = r["db"].as_str().unwrap();
             let question = r["question"].as_str().unwrap();
-            let fired = unanswered_items(&checked.query, catalog(db, &mut cache), question, &unlinked);
-            let set = r["set"].as_str().unwrap().to_string();
-            let e = tally.entry((name.clone(), set.clone())).or_default();
-            e.0 += !fired.is_empty() as usize;
-            e.1 += 1;
-            if !fired.is_empty() {
-                println!("  fired [{name} {set} {}] {question}  {:?}", kinds.get(question).map_or("answerable", String::as_str), fired.iter().map(|f| &f.0).collect::<Vec<_>>());
-            }
-            writeln!(out, "{}", json!({"file": name, "set": set, "db": db, "question": question, "unlinked": unlinked, "written": sql, "fired": fired})).unwrap();
+            let fired = rules_on(&checked.query, catalog(db, &mut cache), question, &unlinked);
+            record(&name, r["set"].as_str().unwrap(), db, question, &unlinked, sql, fired, out);
         }
     }
     // the gold queries, each with the words the evidence found unlinked
@@ -483,21 +504,16 @@ fn replay_mode(files: Vec<String>, out: &mut std::fs::File) {
             if words.is_empty() {
                 continue;
             }
-            let Ok(checked) = nl2sql_core::sql::check_query(q["gold_pg"].as_str().unwrap_or_default()) else { continue };
+            let sql = q["gold_pg"].as_str().unwrap_or_default();
+            let Ok(checked) = nl2sql_core::sql::check_query(sql) else { continue };
             let db = format!("{prefix}{}", q["db_id"].as_str().unwrap().to_lowercase());
             let question = q["question"].as_str().unwrap();
-            let fired = unanswered_items(&checked.query, catalog(&db, &mut cache), question, words);
-            let e = tally.entry(("gold".into(), set_name.to_string())).or_default();
-            e.0 += !fired.is_empty() as usize;
-            e.1 += 1;
-            if !fired.is_empty() {
-                println!("  fired [gold {set_name}] {question}  {:?}  {}", fired.iter().map(|f| &f.0).collect::<Vec<_>>(), q["gold_pg"].as_str().unwrap_or_default());
-            }
-            writeln!(out, "{}", json!({"file": "gold", "set": set_name, "db": db, "question": question, "unlinked": words, "written": q["gold_pg"], "fired": fired})).unwrap();
+            let fired = rules_on(&checked.query, catalog(&db, &mut cache), question, words);
+            record("gold", set_name, &db, question, words, sql, fired, out);
         }
     }
-    println!("\n| queries | set | the rule fires | of those with words let through |\n|---|---|---|---|");
-    for ((file, set), (fired, n)) in &tally {
-        println!("| {file} | {set} | {fired} | {n} |");
+    println!("\n| queries | set | read (words let through, a query) | {} | any |\n|---|---|---|---|---|---|---|", RULES.join(" | "));
+    for ((file, set), (fired, any, n)) in &tally {
+        println!("| {file} | {set} | {n} | {} | {} | {} | {any} |", fired[0], fired[1], fired[2]);
     }
 }

@@ -235,8 +235,6 @@ pub fn unanswered_items(query: &Query, catalog: &Catalog, question: &str, unlink
     }
     let carries = |w: &str, names: &[&String]| -> bool {
         let stem = singular(w);
-        // the word and its singulars, as the lexicon's attributes are written ("places": "place")
-        let forms = [w, stem.as_str(), w.strip_suffix('s').unwrap_or(w)];
         let long = stem.chars().count() >= 5;
         names.iter().any(|t| {
             let t_stem = singular(t);
@@ -245,7 +243,7 @@ pub fn unanswered_items(query: &Query, catalog: &Catalog, question: &str, unlink
                 || matches(t, w)
                 || same_stem(w, t)
                 || (long && t_stem.chars().count() >= 5 && strsim::osa_distance(&stem, &t_stem) <= 1)
-                || forms.iter().flat_map(|f| crate::lexicon::attribute_groups(f)).any(|g| g.contains(&t.as_str()))
+                || same_attribute(w, t)
         })
     };
     let every: Vec<&String> = columns.iter().chain(aliases_given.iter()).collect();
@@ -258,6 +256,18 @@ pub fn unanswered_items(query: &Query, catalog: &Catalog, question: &str, unlink
         })
         .map(|(item, _, _)| (item, returned.clone()))
         .collect()
+}
+
+/// Do `word` (of a question, lower-case) and `token` (of a name) name one attribute in the
+/// lexicon ([`crate::lexicon::ATTRIBUTE_WORDS`]: "gender" and `sex`, "minutes" and `duration`),
+/// as either is written or in the singular?
+fn same_attribute(word: &str, token: &str) -> bool {
+    let w_stem = singular(word);
+    let t_stem = singular(token);
+    let words = [word, w_stem.as_str(), word.strip_suffix('s').unwrap_or(word)];
+    let tokens = [token, t_stem.as_str(), token.strip_suffix('s').unwrap_or(token)];
+    let same = words.iter().flat_map(|w| crate::lexicon::attribute_groups(w)).any(|g| tokens.iter().any(|t| g.contains(t)));
+    same
 }
 
 /// Are `a` and `b` the same letters in another order ("teh" and "the")?
@@ -335,7 +345,7 @@ pub fn missing_columns(query: &Query, catalog: &Catalog, unlinked: &[String]) ->
         .read
         .into_iter()
         .filter(|n| !columns.contains(n) && !names.defined.contains(n))
-        .filter(|n| tokens(n).iter().any(|t| unlinked.iter().any(|w| matches(&w.to_lowercase(), t))))
+        .filter(|n| tokens(n).iter().any(|t| unlinked.iter().any(|w| matches(&w.to_lowercase(), t) || same_attribute(&w.to_lowercase(), t))))
         .collect()
 }
 
@@ -368,7 +378,8 @@ pub fn stand_ins(query: &Query, unlinked: &[String]) -> Vec<(String, String)> {
             // a word the alias names: the same word, singular or plural, or one a prefix of the other
             // (no abbreviation, `num` is no word; no shared stem, "directed" in `num_films_directed`
             // names the films, not the "directors" the question asks about)
-            let named: Vec<&String> = words.iter().filter(|w| alias_tokens.iter().any(|t| t.chars().count() >= 4 && matches(w, t))).collect();
+            // or a word of the attribute it names in the lexicon ("minutes" and `duration`)
+            let named: Vec<&String> = words.iter().filter(|w| alias_tokens.iter().any(|t| t.chars().count() >= 4 && (matches(w, t) || same_attribute(w, t)))).collect();
             if named.is_empty() {
                 continue;
             }
@@ -379,7 +390,7 @@ pub fn stand_ins(query: &Query, unlinked: &[String]) -> Vec<(String, String)> {
             });
             let holds = |w: &str| {
                 let stem = singular(w);
-                read.iter().any(|c| c.contains(stem.as_str()) || tokens(c).iter().any(|t| matches(w, t) || same_stem(w, t)))
+                read.iter().any(|c| c.contains(stem.as_str()) || tokens(c).iter().any(|t| matches(w, t) || same_stem(w, t) || same_attribute(w, t)))
             };
             if named.iter().all(|w| !holds(w)) {
                 let shown = (alias.value.clone(), expr.to_string());
@@ -556,6 +567,10 @@ mod tests {
         let q = query("SELECT COUNT(*) AS num_orders FROM orders");
         assert!(stand_ins(&q, &words(&["numbers"])).is_empty());
         assert!(stand_ins(&q, &words(&["hours"])).is_empty());
+        // an alias that names the attribute of the unlinked word in the lexicon ("minutes", `duration`)
+        let q = query("SELECT b.title, b.price * 60 AS duration FROM books AS b");
+        assert_eq!(stand_ins(&q, &words(&["minutes"])), [("duration".to_string(), "b.price * 60".to_string())]);
+        assert!(stand_ins(&query("SELECT b.title, b.length_min AS duration FROM books AS b"), &words(&["minutes"])).is_empty());
         // no unlinked word: nothing the query could stand in for
         assert!(stand_ins(&query("SELECT COUNT(*) AS hours FROM orders"), &[]).is_empty());
         // in any select of the query, and on another schema (mixed case, several schemas)
@@ -572,6 +587,9 @@ mod tests {
              SELECT email_total, x.email_count AS email FROM t, (SELECT count(*) AS email_count FROM orders) AS x ORDER BY email",
         );
         assert!(missing_columns(&q, &bookshop(), &words(&["email"])).is_empty());
+        // named after the attribute of the unlinked word in the lexicon ("born", `birth_date`)
+        let q = query("SELECT a.name FROM authors AS a WHERE a.birth_date < '1950-01-01'");
+        assert_eq!(missing_columns(&q, &bookshop(), &words(&["born"])), ["birth_date"]);
         // a missing column named after a word that links is the repair's, not a refusal
         let q = query("SELECT c.name, c.email_address FROM customers AS c");
         assert!(missing_columns(&q, &bookshop(), &words(&["satisfaction"])).is_empty());
