@@ -149,7 +149,8 @@ pub fn judge(query: &Query, catalog: &Catalog, question: &str, gap: &Gap, ground
 /// A misspelt generic word ("mininum", "teh") is generic. Nothing is said of a query that returns
 /// `*`, or a computation over two columns (`max_salary - min_salary` for "the range of
 /// salaries"): such an output can be what any words name. A role's holder ("who is the ...") is
-/// a thing asked for, but not when a superlative picks one ("who is the earliest graduate").
+/// a thing asked for, answered by a name (`fname`, `pilot_name`), and not asked for when a
+/// superlative picks one ("who is the earliest graduate").
 pub fn unanswered_items(query: &Query, catalog: &Catalog, question: &str, unlinked: &[String]) -> Vec<(String, Vec<String>)> {
     if unlinked.is_empty() {
         return Vec::new();
@@ -230,7 +231,9 @@ pub fn unanswered_items(query: &Query, catalog: &Catalog, question: &str, unlink
             });
         }
     });
-    if open {
+    // a role's holder is a person or a thing, answered by its name ("Who is the president of the
+    // club?" → the member's first and last names)
+    if open || (who_holds && columns.iter().any(|t| t.contains("name"))) {
         return Vec::new();
     }
     let carries = |w: &str, names: &[&String]| -> bool {
@@ -717,8 +720,11 @@ mod tests {
         assert_eq!(kind, Kind::MissingData);
         assert!(why.contains("asks for \"royalty share\"") && why.contains("returns b.title, b.price instead: it answers another question; the closest in the schema: books.price"), "{why}");
         // a role's holder: "who is the ..."
-        let q = query("SELECT c.name, c.city FROM customers AS c");
+        let q = query("SELECT c.customer_id, c.city FROM customers AS c");
         assert_eq!(unanswered_items(&q, &catalog, "Who is the account manager of each customer?", &words(&["manager"])).len(), 1);
+        // answered by a name: the holder
+        let q = query("SELECT a.name FROM authors AS a JOIN books AS b ON b.author_id = a.author_id");
+        assert!(unanswered_items(&q, &catalog, "Who is the editor of each book?", &words(&["editor"])).is_empty());
         // any word of the thing returned: a column, its table, an alias; by plural, prefix, abbreviation or a misspelling
         for (sql, question, unlinked) in [
             ("SELECT clean_jerk FROM body_builder", "What is the clean and jerk score of the best body builder?", "score"),
