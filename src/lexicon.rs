@@ -551,6 +551,7 @@ pub const ATTRIBUTE_WORDS: &[&[&str]] = &[
     &["quantity", "stock", "inventory", "units"],
     &["phone", "telephone", "call", "mobile"],
     &["email", "mail", "e-mail"],
+    &["leader", "head", "chief", "president"],
 ];
 
 /// The attribute groups a word belongs to.

@@ -247,6 +247,7 @@ pub fn unanswered_items(query: &Query, catalog: &Catalog, question: &str, unlink
                 || same_stem(w, t)
                 || (long && t_stem.chars().count() >= 5 && strsim::osa_distance(&stem, &t_stem) <= 1)
                 || same_attribute(w, t)
+                || attribute_inside(w, t)
         })
     };
     let every: Vec<&String> = columns.iter().chain(aliases_given.iter()).collect();
@@ -271,6 +272,15 @@ fn same_attribute(word: &str, token: &str) -> bool {
     let tokens = [token, t_stem.as_str(), token.strip_suffix('s').unwrap_or(token)];
     let same = words.iter().flat_map(|w| crate::lexicon::attribute_groups(w)).any(|g| tokens.iter().any(|t| g.contains(t)));
     same
+}
+
+/// Is a word of the attribute `word` names in the lexicon, of four letters or more, inside
+/// `token` (a name the schema writes as one word: "leader" and `headofstate`)?
+fn attribute_inside(word: &str, token: &str) -> bool {
+    let stem = singular(word);
+    let forms = [word, stem.as_str()];
+    let inside = forms.iter().flat_map(|w| crate::lexicon::attribute_groups(w)).any(|g| g.iter().any(|a| a.chars().count() >= 4 && token.contains(a)));
+    inside
 }
 
 /// Are `a` and `b` the same letters in another order ("teh" and "the")?
@@ -746,6 +756,7 @@ mod tests {
             ("SELECT max(stars), min(stars) FROM rating", "What is the maximum and mininum number of stars?", "mininum"),
             ("SELECT job_title, max_salary - min_salary FROM jobs", "What are the job titles, and range of salaries of the jobs?", "range"),
             ("SELECT first_name FROM students ORDER BY date_left LIMIT 1", "Who is the earliest graduate of the school?", "graduate"),
+            ("SELECT name, headofstate FROM country", "What are the name and leader of each country?", "leader"),
         ] {
             let q = query(sql);
             assert!(unanswered_items(&q, &catalog, question, &words(&[unlinked])).is_empty(), "{sql} for {question}");
