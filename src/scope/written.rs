@@ -145,8 +145,9 @@ pub fn judge(query: &Query, catalog: &Catalog, question: &str, gap: &Gap, ground
 /// of the table it belongs to, or, for a word that is not generic, of an output's alias; matched
 /// as the linking matches words (a plural, a prefix, an abbreviation either way, a stem), inside
 /// a name (`town` in `hometown`), one edit apart in a word of five letters or more ("popuation",
-/// "benifit"), or by an attribute of the lexicon (`sex` for "gender", `dob` for "birthdates").
-/// A misspelt generic word ("mininum", "teh") is generic. Nothing is said of a query that returns
+/// "benifit"), or by an attribute of the lexicon (`sex` for "gender", `dob` for "birthdates"; a
+/// word of that attribute inside a name written as one word, `head` in `headofstate` for
+/// "leader"). A misspelt generic word ("mininum", "teh") is generic. Nothing is said of a query that returns
 /// `*`, or a computation over two columns (`max_salary - min_salary` for "the range of
 /// salaries"): such an output can be what any words name. A role's holder ("who is the ...") is
 /// a thing asked for, answered by a name (`fname`, `pilot_name`), and not asked for when a
