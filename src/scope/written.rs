@@ -216,13 +216,8 @@ pub fn unanswered_items(query: &Query, catalog: &Catalog, question: &str, unlink
             }
             let _ = sqlparser::ast::visit_expressions(expr, |e| {
                 // the name as written (`SurfaceArea` is two words) and as the catalog has it
-                let written = match e {
-                    Expr::Identifier(i) => Some(i.value.clone()),
-                    Expr::CompoundIdentifier(parts) => parts.last().map(|p| p.value.clone()),
-                    _ => None,
-                };
-                if let Some(name) = written {
-                    columns.extend(tokens(&name));
+                if let Some(name) = column_ident(e).map(|i| i.value.as_str()) {
+                    columns.extend(tokens(name));
                     columns.insert(name.to_lowercase());
                     if let Some((rel, column)) = crate::checks::column_of(e, &aliases, catalog) {
                         columns.extend(tokens(&column).into_iter().chain(tokens(&rel.name)));
@@ -366,9 +361,15 @@ pub fn missing_columns(query: &Query, catalog: &Catalog, unlinked: &[String]) ->
 /// The column an expression names, lower-case, without its table (`c.email` is `email`); none for
 /// any other expression.
 fn column_name(e: &Expr) -> Option<String> {
+    column_ident(e).map(|i| i.value.to_lowercase())
+}
+
+/// The identifier of the column an expression names, as written (`c."SurfaceArea"` is
+/// `SurfaceArea`); none for any other expression.
+fn column_ident(e: &Expr) -> Option<&sqlparser::ast::Ident> {
     match e {
-        Expr::Identifier(i) => Some(i.value.to_lowercase()),
-        Expr::CompoundIdentifier(parts) => parts.last().map(|p| p.value.to_lowercase()),
+        Expr::Identifier(i) => Some(i),
+        Expr::CompoundIdentifier(parts) => parts.last(),
         _ => None,
     }
 }
