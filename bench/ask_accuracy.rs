@@ -6,6 +6,7 @@
 //!     cargo run --release --example ask_accuracy -- [--set spider|spider_train] [--per-level N | --sample N]
 //!                                                   [--seed S] [--configs a,b] [DATA_DIR]
 //!     cargo run --release --example ask_accuracy -- --rescore FILE [DATA_DIR]   # re-score raw results
+//!     cargo run --release --example ask_accuracy -- --times FILE    # seconds by the state of the prompt cache
 //!
 //! `--resume` keeps the results already in the raw file and runs only the missing ones.
 //!
@@ -24,7 +25,11 @@
 //!
 //! The configurations of a question run one after another, in alternating order from one question to
 //! the next: the model server reuses the prompt prefix of the call before, which favours whichever
-//! runs second.
+//! runs second. On a set whose questions mostly come from databases not asked before (spider_train),
+//! that makes one configuration of each pair read the schema afresh and the other find it cached.
+//! `--warm` runs an untimed zero-shot call on each question first, so every timed call finds its
+//! database's schema prefix cached, as an analyst's second and later questions do; the time ratio
+//! is then the cost of the pipeline alone.
 //!
 //! Scoring as ../shared/data/README.md describes: prediction and gold run on the same database
 //! (through nl2sql_try); result multisets are compared, ordered when the gold orders its output,
@@ -109,6 +114,18 @@ fn last_run(client: &mut Client) -> Option<(i64, String, i64, i64, i64)> {
     Some((r.get::<_, Option<i64>>(0)?, r.get::<_, Option<String>>(1).unwrap_or_default(), r.get(2), r.get(3), r.get(4)))
 }
 
+/// Of a run's prompt tokens (with the nl2sql_select runs inside it), those the model server took
+/// from its prompt cache, as the `chosen` steps record them (None before they did).
+fn cached_prompt_tokens(client: &mut Client, run_id: i64) -> Option<i64> {
+    client
+        .query_one(
+            "SELECT sum((output->>'cached_prompt_tokens')::bigint)::bigint FROM nl2sql.steps WHERE run_id >= $1 AND stage = 'chosen'",
+            &[&run_id],
+        )
+        .ok()?
+        .get::<_, Option<i64>>(0)
+}
+
 /// The steps of a run, compactly: stage, status, detail (cut), SQL, and the milliseconds since the
 /// step before (what the stage cost).
 fn steps_of(client: &mut Client, run_id: i64) -> Vec<Value> {
@@ -131,7 +148,9 @@ fn main() {
     let mut seed = 21u64;
     let mut set = "spider".to_string();
     let mut rescore: Option<String> = None;
+    let mut times: Option<String> = None;
     let mut resume = false;
+    let mut warm = false;
     let mut configs: Vec<&str> = vec!["zero_shot", "full"];
     let mut dir = "../shared/data".to_string();
     let mut i = 0;
@@ -143,8 +162,14 @@ fn main() {
             "--seed" => seed = value(i).parse().expect("--seed S"),
             "--set" => set = value(i),
             "--rescore" => rescore = Some(value(i)),
+            "--times" => times = Some(value(i)),
             "--resume" => {
                 resume = true;
+                i += 1;
+                continue;
+            }
+            "--warm" => {
+                warm = true;
                 i += 1;
                 continue;
             }
@@ -161,6 +186,9 @@ fn main() {
     }
     if let Some(file) = rescore {
         return rescore_file(&file, &dir);
+    }
+    if let Some(file) = times {
+        return times_by_cache(&file);
     }
     assert!(set == "spider" || set == "spider_train", "--set spider or spider_train");
     let all: Vec<Value> =
@@ -181,7 +209,8 @@ fn main() {
         _ => panic!("give --per-level N (spider) or --sample N"),
     };
     let databases: std::collections::BTreeSet<&str> = chosen.iter().filter_map(|q| q["db_id"].as_str()).collect();
-    println!("command: cargo run --release --example ask_accuracy -- --set {set} {selection} --configs {} {dir}", configs.join(","));
+    let warm_flag = if warm { " --warm" } else { "" };
+    println!("command: cargo run --release --example ask_accuracy -- --set {set} {selection}{warm_flag} --configs {} {dir}", configs.join(","));
     println!("{} questions from {} databases of {set}, configs: {}", chosen.len(), databases.len(), configs.join(", "));
 
     let out_path = std::env::var("NL2SQL_BENCH_OUT")
@@ -226,6 +255,13 @@ fn main() {
         // the model server caches the prompt prefix it last saw: the configuration that runs second
         // on a question reuses the first one's schema prefix, so the order alternates per question
         let order: Vec<&str> = if qi % 2 == 0 { configs.clone() } else { configs.iter().rev().copied().collect() };
+        if warm {
+            // untimed: the schema prefix of this question's database into the server's cache
+            let &(_, options, _) = CONFIGS.iter().find(|(n, _, _)| *n == "zero_shot").unwrap();
+            if let Err(e) = client.query_one("SELECT nl2sql($1, NULL, $2::text::jsonb)", &[&q["question"].as_str().unwrap(), &options]) {
+                println!("#{} warming call failed: {}", q["question_id"], spider::server_error(&e));
+            }
+        }
         for config in order {
             if done.contains(&(q["question_id"].as_i64().unwrap_or(0), config.to_string())) {
                 continue;
@@ -238,6 +274,7 @@ fn main() {
             client.batch_execute("RESET nl2sql.llm_concurrency").unwrap();
             let run = last_run(client);
             let steps = run.as_ref().map(|r| steps_of(client, r.0)).unwrap_or_default();
+            let cached = run.as_ref().and_then(|r| cached_prompt_tokens(client, r.0));
             let (sql, error) = match answer {
                 // NULL: the run found no SQL to hand over (its status says why)
                 Ok(r) => (r.get::<_, Option<String>>(0), None),
@@ -271,8 +308,9 @@ fn main() {
             let line = json!({"set": set, "question_id": q["question_id"], "db": q["db_id"], "difficulty": q["difficulty"],
                 "question": q["question"], "config": config, "strict": strict, "tie": tie, "upper": upper, "status": result.status,
                 "seconds": seconds, "sql": sql, "error": error, "runs": pred.as_ref().map(|p| p.is_ok()),
-                "run_id": run.as_ref().map(|r| r.0), "llm_calls": run.as_ref().map(|r| r.4),
-                "prompt_tokens": run.as_ref().map(|r| r.2), "completion_tokens": run.as_ref().map(|r| r.3), "steps": steps});
+                "warm": warm, "run_id": run.as_ref().map(|r| r.0), "llm_calls": run.as_ref().map(|r| r.4),
+                "prompt_tokens": run.as_ref().map(|r| r.2), "completion_tokens": run.as_ref().map(|r| r.3),
+                "cached_prompt_tokens": cached, "steps": steps});
             writeln!(raw, "{line}").expect("write results");
             raw.flush().expect("flush results");
             println!(
@@ -409,6 +447,51 @@ fn report(results: &[Result], configs: &[&str]) {
 
 /// Re-score a raw results file with the current scoring rule (the SQL each run returned, run
 /// again on its database), and report as a fresh run would.
+/// The seconds of a raw file's runs, per configuration, split by what the model server's prompt
+/// cache held: a run that was the first of the file on its database read the schema afresh
+/// (`cold`); a later one found it cached by the run before it on that database (`warm`), unless the
+/// run was made with `--warm`, where every run is warm. No database is read.
+fn times_by_cache(file: &str) {
+    let text = std::fs::read_to_string(file).expect("raw results file");
+    let lines: Vec<Value> = text.lines().filter_map(|l| serde_json::from_str(l).ok()).collect();
+    let mut configs: Vec<String> = Vec::new();
+    // (config, cold) -> (runs, seconds, completion tokens, prompt tokens)
+    let mut by: BTreeMap<(String, bool), (usize, f64, i64, i64)> = BTreeMap::new();
+    let mut previous_db: Option<String> = None;
+    for l in &lines {
+        let config = l["config"].as_str().unwrap_or("").to_string();
+        if !configs.contains(&config) {
+            configs.push(config.clone());
+        }
+        let db = format!("{}/{}", l["set"].as_str().unwrap_or(""), l["db"].as_str().unwrap_or(""));
+        let cold = l["warm"] != json!(true) && previous_db.as_deref() != Some(db.as_str());
+        previous_db = Some(db);
+        let e = by.entry((config, cold)).or_default();
+        e.0 += 1;
+        e.1 += l["seconds"].as_f64().unwrap_or(0.0);
+        e.2 += l["completion_tokens"].as_i64().unwrap_or(0);
+        e.3 += l["prompt_tokens"].as_i64().unwrap_or(0);
+    }
+    println!("command: cargo run --release --example ask_accuracy -- --times {file}");
+    println!("| configuration | schema read | runs | seconds per run | completion tokens per run | prompt tokens per run | ratio to {} |", configs[0]);
+    println!("|---|---|---|---|---|---|---|");
+    let mean = |k: &(String, bool)| by.get(k).map(|e| e.1 / e.0.max(1) as f64);
+    for config in &configs {
+        for cold in [false, true] {
+            let Some(&(n, secs, completion, prompt)) = by.get(&(config.clone(), cold)) else { continue };
+            let base = mean(&(configs[0].clone(), cold));
+            let ratio = base.map(|b| format!("{:.2}x", secs / n as f64 / b)).unwrap_or_default();
+            println!(
+                "| {config} | {} | {n} | {:.1} | {:.0} | {:.0} | {ratio} |",
+                if cold { "afresh (first run on its database)" } else { "cached" },
+                secs / n as f64,
+                completion as f64 / n as f64,
+                prompt as f64 / n as f64
+            );
+        }
+    }
+}
+
 fn rescore_file(file: &str, _dir: &str) {
     let text = std::fs::read_to_string(file).expect("raw results file");
     let lines: Vec<Value> = text.lines().filter_map(|l| serde_json::from_str(l).ok()).collect();

@@ -318,7 +318,7 @@ impl ScriptedModel {
             Some(rest) => (rest.to_string(), true),
             None => (content, false),
         };
-        Ok(ChatReply { content, model: "scripted".into(), usage: Usage { prompt_tokens: 10, completion_tokens: 2 }, attempts: 1, elapsed: Duration::from_millis(1), cut_off })
+        Ok(ChatReply { content, model: "scripted".into(), usage: Usage { prompt_tokens: 10, completion_tokens: 2, cached_prompt_tokens: 0 }, attempts: 1, elapsed: Duration::from_millis(1), cut_off })
     }
 }
 

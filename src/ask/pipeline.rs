@@ -507,6 +507,7 @@ impl<D: Database + ?Sized, M: Model + ?Sized> Ask<'_, '_, D, M> {
     fn without_sql(mut self, status: Status, detail: String, mut data: Value, reason: String) -> Result<Explanation> {
         data["prompt_tokens"] = json!(self.trace.usage.prompt_tokens);
         data["completion_tokens"] = json!(self.trace.usage.completion_tokens);
+        data["cached_prompt_tokens"] = json!(self.trace.usage.cached_prompt_tokens);
         data["llm_calls"] = json!(self.trace.llm_calls);
         self.trace.step(Stage::Chosen, status, detail, None, data)?;
         Ok(Explanation {
@@ -567,7 +568,8 @@ impl<D: Database + ?Sized, M: Model + ?Sized> Ask<'_, '_, D, M> {
             format!("open problems: {}", chosen.problems.join("; "))
         };
         let mut data = json!({"open_problems": chosen.problems, "prompt_tokens": self.trace.usage.prompt_tokens,
-                              "completion_tokens": self.trace.usage.completion_tokens, "llm_calls": self.trace.llm_calls});
+                              "completion_tokens": self.trace.usage.completion_tokens, "cached_prompt_tokens": self.trace.usage.cached_prompt_tokens,
+                              "llm_calls": self.trace.llm_calls});
         let (status, detail) = match (&self.alternative, clean) {
             // SQL that does not run is never the answer: the run ends in error, the best attempt
             // and why it fails in the explanation

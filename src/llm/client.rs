@@ -461,8 +461,25 @@ mod tests {
         let (base, _) = scripted(vec![(200, OK, 0)]);
         let r = ask(&endpoint(base), &fast()).unwrap();
         assert_eq!(r.content, "{\"a\":1}");
-        assert_eq!(r.usage, Usage { prompt_tokens: 5, completion_tokens: 3 });
+        assert_eq!(r.usage, Usage { prompt_tokens: 5, completion_tokens: 3, cached_prompt_tokens: 0 });
         assert_eq!(r.attempts, 1);
+    }
+
+    #[test]
+    fn the_cached_part_of_the_prompt_is_read_when_the_server_reports_it() {
+        let cached = r#"{"model":"m","choices":[{"message":{"role":"assistant","content":"{}"}}],
+            "usage":{"prompt_tokens":500,"completion_tokens":40,"prompt_tokens_details":{"cached_tokens":420}}}"#;
+        // a server that reports more cached tokens than the prompt had is held to the prompt
+        let over = r#"{"model":"m","choices":[{"message":{"role":"assistant","content":"{}"}}],
+            "usage":{"prompt_tokens":5,"completion_tokens":1,"prompt_tokens_details":{"cached_tokens":9}}}"#;
+        let (base, _) = scripted(vec![(200, cached, 0), (200, over, 0)]);
+        let e = endpoint(base);
+        assert_eq!(ask(&e, &fast()).unwrap().usage, Usage { prompt_tokens: 500, completion_tokens: 40, cached_prompt_tokens: 420 });
+        assert_eq!(ask(&e, &fast()).unwrap().usage.cached_prompt_tokens, 5);
+        let mut total = Usage::default();
+        total.add(Usage { prompt_tokens: 500, completion_tokens: 40, cached_prompt_tokens: 420 });
+        total.add(Usage { prompt_tokens: 100, completion_tokens: 10, cached_prompt_tokens: 0 });
+        assert_eq!(total, Usage { prompt_tokens: 600, completion_tokens: 50, cached_prompt_tokens: 420 });
     }
 
     #[test]

@@ -123,18 +123,25 @@ impl ChatRequest {
 pub struct Usage {
     pub prompt_tokens: u64,
     pub completion_tokens: u64,
+    /// Of the prompt tokens, those the server took from its cache of an earlier prompt with the
+    /// same beginning (OpenAI's `usage.prompt_tokens_details.cached_tokens`; llama.cpp reports it
+    /// too; 0 when the server does not say). A model server reads the rest afresh, and writes
+    /// every completion token one at a time: the two costs of a call's time.
+    pub cached_prompt_tokens: u64,
 }
 
 impl Usage {
     pub fn add(&mut self, other: Usage) {
         self.prompt_tokens += other.prompt_tokens;
         self.completion_tokens += other.completion_tokens;
+        self.cached_prompt_tokens += other.cached_prompt_tokens;
     }
 
     #[cfg_attr(not(feature = "http"), allow(dead_code))] // used by the HTTP clients
     pub(crate) fn from_response(v: &Value) -> Usage {
         let n = |k: &str| v["usage"][k].as_u64().unwrap_or(0);
-        Usage { prompt_tokens: n("prompt_tokens"), completion_tokens: n("completion_tokens") }
+        let cached = v["usage"]["prompt_tokens_details"]["cached_tokens"].as_u64().unwrap_or(0);
+        Usage { prompt_tokens: n("prompt_tokens"), completion_tokens: n("completion_tokens"), cached_prompt_tokens: cached.min(n("prompt_tokens")) }
     }
 }
 
