@@ -18,7 +18,7 @@ fn audit_survives_executor_rollbacks() {
     assert!(!failed.is_ok());
     run.record(&test_step(Stage::Execute, Status::Error, None, Value::Null)).unwrap();
     let id = run.run_id().unwrap();
-    let usage = nl2sql_core::llm::Usage { prompt_tokens: 7, completion_tokens: 0 };
+    let usage = nl2sql_core::llm::Usage { prompt_tokens: 7, completion_tokens: 0, cached_prompt_tokens: 0 };
     run.finish(Finish { status: "ok".into(), chosen_sql: Some("SELECT 42".into()), usage, ..Default::default() }).unwrap();
     let row = json_of(&format!(
         "SELECT jsonb_build_object('who', who, 'status', status, 'q', question, 'sql', chosen_sql,
