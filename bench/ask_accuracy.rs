@@ -27,10 +27,11 @@
 //! the next: the model server reuses the prompt prefix of the call before, which favours whichever
 //! runs second. On a set whose questions mostly come from databases not asked before (spider_train),
 //! that makes one configuration of each pair read the schema afresh and the other find it cached.
-//! `--warm` first runs an untimed zero-shot call with another question ([`PRIMING_QUESTION`]) on
-//! each question's database, so every timed call finds the schema prefix cached and reads its own
-//! question afresh, as an analyst's second and later questions do; the time ratio is then the cost
-//! of the pipeline alone.
+//! `--warm` runs an untimed zero-shot call with another question ([`PRIMING_QUESTION`]) on the
+//! question's database before each timed call, so every timed call finds the schema prefix cached
+//! and reads its own question afresh, as an analyst's second and later questions do; the time ratio
+//! is then the cost of the pipeline alone. (Before this was so, the priming call ran once per question,
+//! so the configuration that ran second found the question's words cached by the first.)
 //!
 //! Scoring as ../shared/data/README.md describes: prediction and gold run on the same database
 //! (through nl2sql_try); result multisets are compared, ordered when the gold orders its output,
@@ -259,18 +260,18 @@ fn main() {
         // the model server caches the prompt prefix it last saw: the configuration that runs second
         // on a question reuses the first one's schema prefix, so the order alternates per question
         let order: Vec<&str> = if qi % 2 == 0 { configs.clone() } else { configs.iter().rev().copied().collect() };
-        if warm {
-            // untimed: the schema prefix of this question's database into the server's cache, by a
-            // question that shares nothing with this one after the schema (priming with the question
-            // itself would leave its words cached too, which no analyst's next question finds)
-            let &(_, options, _) = CONFIGS.iter().find(|(n, _, _)| *n == "zero_shot").unwrap();
-            if let Err(e) = client.query_one("SELECT nl2sql($1, NULL, $2::text::jsonb)", &[&PRIMING_QUESTION, &options]) {
-                println!("#{} warming call failed: {}", q["question_id"], spider::server_error(&e));
-            }
-        }
         for config in order {
             if done.contains(&(q["question_id"].as_i64().unwrap_or(0), config.to_string())) {
                 continue;
+            }
+            if warm {
+                // untimed: the schema prefix of this question's database into the server's cache, by a
+                // question that shares nothing with this one after the schema (priming with the question
+                // itself would leave its words cached too, which no analyst's next question finds)
+                let &(_, options, _) = CONFIGS.iter().find(|(n, _, _)| *n == "zero_shot").unwrap();
+                if let Err(e) = client.query_one("SELECT nl2sql($1, NULL, $2::text::jsonb)", &[&PRIMING_QUESTION, &options]) {
+                    println!("#{} warming call failed: {}", q["question_id"], spider::server_error(&e));
+                }
             }
             let &(_, options, settings) = CONFIGS.iter().find(|(n, _, _)| *n == config).unwrap();
             client.batch_execute(&format!("RESET nl2sql.llm_concurrency; {settings}")).unwrap();
@@ -314,7 +315,7 @@ fn main() {
             let line = json!({"set": set, "question_id": q["question_id"], "db": q["db_id"], "difficulty": q["difficulty"],
                 "question": q["question"], "config": config, "strict": strict, "tie": tie, "upper": upper, "status": result.status,
                 "seconds": seconds, "sql": sql, "error": error, "runs": pred.as_ref().map(|p| p.is_ok()),
-                "warm": warm, "run_id": run.as_ref().map(|r| r.0), "llm_calls": run.as_ref().map(|r| r.4),
+                "warm": warm, "primed_each_call": warm, "run_id": run.as_ref().map(|r| r.0), "llm_calls": run.as_ref().map(|r| r.4),
                 "prompt_tokens": run.as_ref().map(|r| r.2), "completion_tokens": run.as_ref().map(|r| r.3),
                 "cached_prompt_tokens": cached, "steps": steps});
             writeln!(raw, "{line}").expect("write results");
@@ -464,14 +465,28 @@ fn times_by_cache(file: &str) {
     // (config, cold) -> (runs, seconds, completion tokens, prompt tokens)
     let mut by: BTreeMap<(String, bool), (usize, f64, i64, i64)> = BTreeMap::new();
     let mut previous_db: Option<String> = None;
+    let mut previous_question: Option<i64> = None;
+    // --warm runs: (config, first on its question) -> (runs, seconds)
+    let mut after: BTreeMap<(String, bool), (usize, f64)> = BTreeMap::new();
     for l in &lines {
         let config = l["config"].as_str().unwrap_or("").to_string();
         if !configs.contains(&config) {
             configs.push(config.clone());
         }
         let db = format!("{}/{}", l["set"].as_str().unwrap_or(""), l["db"].as_str().unwrap_or(""));
-        let cold = l["warm"] != json!(true) && previous_db.as_deref() != Some(db.as_str());
+        let warm = l["warm"] == json!(true);
+        let cold = !warm && previous_db.as_deref() != Some(db.as_str());
         previous_db = Some(db);
+        // in a --warm run, whether the run came right after the priming call (its question read
+        // afresh) or after the other configuration on the same question (its words cached)
+        let id = l["question_id"].as_i64().unwrap_or(-1);
+        let first = previous_question != Some(id);
+        previous_question = Some(id);
+        if warm && l["primed_each_call"] != json!(true) {
+            let e = after.entry((config.clone(), first)).or_default();
+            e.0 += 1;
+            e.1 += l["seconds"].as_f64().unwrap_or(0.0);
+        }
         let e = by.entry((config, cold)).or_default();
         e.0 += 1;
         e.1 += l["seconds"].as_f64().unwrap_or(0.0);
@@ -494,6 +509,17 @@ fn times_by_cache(file: &str) {
                 completion as f64 / n as f64,
                 prompt as f64 / n as f64
             );
+        }
+    }
+    if !after.is_empty() {
+        println!("\n| configuration | ran | runs | seconds per run |\n|---|---|---|---|");
+        for config in &configs {
+            for first in [true, false] {
+                if let Some(&(n, secs)) = after.get(&(config.clone(), first)) {
+                    let when = if first { "first on its question (after the priming call)" } else { "second (the other configuration's words of the question cached)" };
+                    println!("| {config} | {when} | {n} | {:.1} |", secs / n as f64);
+                }
+            }
         }
     }
 }
