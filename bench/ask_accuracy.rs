@@ -452,8 +452,6 @@ fn report(results: &[Result], configs: &[&str]) {
     }
 }
 
-/// Re-score a raw results file with the current scoring rule (the SQL each run returned, run
-/// again on its database), and report as a fresh run would.
 /// The seconds of a raw file's runs, per configuration, split by what the model server's prompt
 /// cache held: a run that was the first of the file on its database read the schema afresh
 /// (`cold`); a later one found it cached by the run before it on that database (`warm`), unless the
@@ -524,6 +522,8 @@ fn times_by_cache(file: &str) {
     }
 }
 
+/// Re-score a raw results file with the current scoring rule (the SQL each run returned, run
+/// again on its database), and report as a fresh run would.
 fn rescore_file(file: &str, _dir: &str) {
     let text = std::fs::read_to_string(file).expect("raw results file");
     let lines: Vec<Value> = text.lines().filter_map(|l| serde_json::from_str(l).ok()).collect();

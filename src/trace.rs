@@ -184,6 +184,15 @@ impl<'r> Trace<'r> {
         self.llm_calls += 1;
     }
 
+    /// The run's usage so far into a `chosen` step's data: its tokens (prompt, completion, and of
+    /// the prompt those the server had cached) and model calls.
+    pub fn usage_into(&self, data: &mut Value) {
+        data["prompt_tokens"] = Value::from(self.usage.prompt_tokens);
+        data["completion_tokens"] = Value::from(self.usage.completion_tokens);
+        data["cached_prompt_tokens"] = Value::from(self.usage.cached_prompt_tokens);
+        data["llm_calls"] = Value::from(self.llm_calls);
+    }
+
     /// The steps of one stage.
     pub fn of(&self, stage: Stage) -> impl Iterator<Item = &Step> {
         self.steps.iter().filter(move |s| s.stage == stage)

@@ -505,10 +505,7 @@ impl<D: Database + ?Sized, M: Model + ?Sized> Ask<'_, '_, D, M> {
     /// The `chosen` step of a run that ends without SQL, with the run's usage added to `data`, and
     /// the explanation it ends with.
     fn without_sql(mut self, status: Status, detail: String, mut data: Value, reason: String) -> Result<Explanation> {
-        data["prompt_tokens"] = json!(self.trace.usage.prompt_tokens);
-        data["completion_tokens"] = json!(self.trace.usage.completion_tokens);
-        data["cached_prompt_tokens"] = json!(self.trace.usage.cached_prompt_tokens);
-        data["llm_calls"] = json!(self.trace.llm_calls);
+        self.trace.usage_into(&mut data);
         self.trace.step(Stage::Chosen, status, detail, None, data)?;
         Ok(Explanation {
             steps: self.trace.steps,
@@ -567,9 +564,8 @@ impl<D: Database + ?Sized, M: Model + ?Sized> Ask<'_, '_, D, M> {
         } else {
             format!("open problems: {}", chosen.problems.join("; "))
         };
-        let mut data = json!({"open_problems": chosen.problems, "prompt_tokens": self.trace.usage.prompt_tokens,
-                              "completion_tokens": self.trace.usage.completion_tokens, "cached_prompt_tokens": self.trace.usage.cached_prompt_tokens,
-                              "llm_calls": self.trace.llm_calls});
+        let mut data = json!({"open_problems": chosen.problems});
+        self.trace.usage_into(&mut data);
         let (status, detail) = match (&self.alternative, clean) {
             // SQL that does not run is never the answer: the run ends in error, the best attempt
             // and why it fails in the explanation
