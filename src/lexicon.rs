@@ -526,6 +526,11 @@ pub fn is_verb_form(word: &str) -> bool {
 /// `flightno`, `birthdate` (read by the scope stage to split names written as one word).
 pub const IDENTIFIER_PARTS: &[&str] = &["id", "code", "no", "num", "nbr", "name", "type", "date", "desc", "count"];
 
+/// The prefixes that make a yes/no column of a word: `isofficial`, `isactive`, `hasparking` (a
+/// `CamelCase` name lower-cased by PostgreSQL loses the case that would split it). Read by the scope
+/// stage, only at a name's start and only before a word of at least 4 letters.
+pub const PREDICATE_PREFIXES: &[&str] = &["is", "has"];
+
 /// Attributes the schema may spell with another word: each group names one kind of stored value
 /// ("expensive" is read from a price, "born" from a birth date or place, "live" from an address).
 pub const ATTRIBUTE_WORDS: &[&[&str]] = &[

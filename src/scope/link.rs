@@ -66,7 +66,8 @@ pub fn names(catalog: &Catalog) -> Vec<Name> {
     }
     let vocabulary = vocabulary(&out);
     for name in &mut out {
-        let parts: Vec<String> = name.tokens.iter().flat_map(|t| compound_parts(t, &vocabulary)).collect();
+        let mut parts: Vec<String> = name.tokens.iter().flat_map(|t| compound_parts(t, &vocabulary)).collect();
+        parts.extend(name.tokens.iter().filter_map(|t| predicate_part(t)));
         for p in parts {
             if !name.tokens.contains(&p) {
                 name.tokens.push(p);
@@ -105,6 +106,16 @@ pub fn compound_parts(token: &str, vocabulary: &BTreeSet<String>) -> Vec<String>
         }
     }
     out
+}
+
+/// The word a yes/no column is named after, behind a predicate prefix written as one word with it
+/// (`isofficial`: `official`; `hasparking`: `parking`): at least 4 letters after the prefix, so
+/// `isbn` or `hash` give none.
+pub fn predicate_part(token: &str) -> Option<String> {
+    lexicon::PREDICATE_PREFIXES.iter().find_map(|p| {
+        let rest = token.strip_prefix(p)?;
+        (rest.len() >= 4 && rest.chars().all(|c| c.is_ascii_lowercase())).then(|| rest.to_string())
+    })
 }
 
 /// The words of an identifier: split at `_`, digits and lower-to-upper case changes, lower-cased.
@@ -291,6 +302,12 @@ mod tests {
         assert!(compound_parts("cityid", &vocabulary).iter().all(|p| p != "cit"));
         assert!(compound_parts("paid", &vocabulary).is_empty());
         assert!(compound_parts("città", &vocabulary).is_empty());
+        // a yes/no column named with its predicate: the word after it
+        assert_eq!(predicate_part("isofficial").as_deref(), Some("official"));
+        assert_eq!(predicate_part("hasparking").as_deref(), Some("parking"));
+        assert_eq!(predicate_part("isbn"), None);
+        assert_eq!(predicate_part("hash"), None);
+        assert_eq!(predicate_part("name"), None);
         // in a catalog: "destination" links to the flights' destination airport
         let catalog = crate::catalog::Catalog {
             tables: vec![
@@ -302,6 +319,14 @@ mod tests {
         };
         assert_eq!(linked("How many flights have destination ATO?", &catalog), [
             ("flights".into(), Some("flights".into())), ("destination".into(), Some("flights.destairport".into()))]);
+        // a yes/no column written as one word with its predicate links the word after it
+        let languages = crate::catalog::Catalog {
+            tables: vec![crate::testing::table("countrylanguage", &[("countrycode", "text"), ("language", "text"), ("isofficial", "text")], "countrycode")],
+            foreign_keys: vec![],
+            ..Default::default()
+        };
+        assert_eq!(linked("Which official languages are there?", &languages), [
+            ("official".into(), Some("countrylanguage.isofficial".into())), ("languages".into(), Some("countrylanguage".into()))]);
     }
 
     #[test]
