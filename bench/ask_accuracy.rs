@@ -3,7 +3,7 @@
 //! Spider train databases (for tuning).
 //!
 //!     bench/load_spider.sh [--set spider_train] --index    # once: the databases, with the extension
-//!     cargo run --release --example ask_accuracy -- [--set spider|spider_train] [--per-level N | --sample N]
+//!     cargo run --release --example ask_accuracy -- [--set spider|spider_train] [--per-level N | --sample N | --ids N,..]
 //!                                                   [--seed S] [--configs a,b] [DATA_DIR]
 //!     cargo run --release --example ask_accuracy -- --rescore FILE [DATA_DIR]   # re-score raw results
 //!     cargo run --release --example ask_accuracy -- --times FILE    # seconds by the state of the prompt cache
@@ -16,7 +16,9 @@
 //! nversion (three generators, sent together), nversion_seq (the same, one request at a time),
 //! nversion_tournament (disagreements settled by duels).
 //!
-//! Questions: `--per-level N` (Spider dev only) takes N per Spider difficulty level spread over
+//! Questions: `--ids N,N,...` takes the questions of those ids (of the set, in that order: a
+//! subset chosen from earlier raw results, such as the questions on which a stage ran);
+//! `--per-level N` (Spider dev only) takes N per Spider difficulty level spread over
 //! the databases (every k-th question of each level in (db, id) order); `--sample N` takes N
 //! stratified by database: the databases in a seeded order, one question of each in turn (each
 //! database's questions in a seeded order), so N questions come from min(N, databases) databases.
@@ -150,6 +152,7 @@ fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let mut per_level: Option<usize> = None;
     let mut sample_n: Option<usize> = None;
+    let mut ids: Option<Vec<i64>> = None;
     let mut seed = 21u64;
     let mut set = "spider".to_string();
     let mut rescore: Option<String> = None;
@@ -164,6 +167,7 @@ fn main() {
         match args[i].as_str() {
             "--per-level" => per_level = Some(value(i).parse().expect("--per-level N")),
             "--sample" => sample_n = Some(value(i).parse().expect("--sample N")),
+            "--ids" => ids = Some(value(i).split(',').map(|x| x.trim().parse().expect("--ids N,N,...")).collect()),
             "--seed" => seed = value(i).parse().expect("--seed S"),
             "--set" => set = value(i),
             "--rescore" => rescore = Some(value(i)),
@@ -200,6 +204,12 @@ fn main() {
         serde_json::from_str(&std::fs::read_to_string(format!("{dir}/{set}/questions.json")).expect("questions")).unwrap();
     let eligible: Vec<&Value> = all.iter().filter(|q| q["pg_ok_tie_tolerant"] == Value::Bool(true)).collect();
     let (chosen, selection): (Vec<&Value>, String) = match (per_level, sample_n) {
+        _ if ids.is_some() => {
+            let ids = ids.expect("matched");
+            let chosen: Vec<&Value> = ids.iter().filter_map(|id| eligible.iter().copied().find(|q| q["question_id"].as_i64() == Some(*id))).collect();
+            let list = ids.iter().map(i64::to_string).collect::<Vec<_>>().join(",");
+            (chosen, format!("--ids {list}"))
+        }
         (Some(per_level), None) if set == "spider" => {
             let mut chosen = Vec::new();
             for level in ["easy", "medium", "hard", "extra"] {
