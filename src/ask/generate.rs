@@ -8,7 +8,7 @@ use std::time::Instant;
 use serde_json::{json, Value};
 
 use super::pipeline::{sample_values, Ask, SQL_ANSWER_TOKENS};
-use super::probe::{observation, parse_step, step_schema, to_ground, ProbeBudget, StopReason};
+use super::probe::{as_answer, observation, parse_step, step_schema, to_ground, ProbeBudget, StopReason};
 use super::prompts::{self, sql_schema, Generator};
 use super::repair::schema_hints;
 use crate::catalog::RelName;
@@ -118,11 +118,14 @@ impl<D: Database + ?Sized, M: Model + ?Sized> Ask<'_, '_, D, M> {
             let informative = self.grounding.record(sql.clone(), obs.clone()) || learned;
             budget.spend(informative);
             let status = if obs.starts_with("columns") { Status::Ok } else { Status::Error };
+            // the model's own SQL of this probe, when it returned rows
+            let with_rows = (status == Status::Ok && !obs.ends_with("(0 rows)")).then(|| raw.clone());
             self.trace.step(Stage::Probe, status, obs.clone(), Some(sql), json!({"observation": obs, "value_mappings": step.value_mappings,
                             "relevant_columns": step.relevant_columns, "informative": informative}))?;
             // what the gate wanted grounded is now in the data as the probes wrote it: asking the
             // model again would buy a repeat of its last probe
             if self.opts.probe_gate && !targets.is_empty() && to_ground(self.question.text, &self.constraints, &self.grounding, &self.catalog).is_empty() {
+                self.probe_answer = with_rows.as_deref().and_then(|raw| as_answer(raw, rows));
                 break StopReason::Grounded;
             }
         };
@@ -213,6 +216,11 @@ impl<D: Database + ?Sized, M: Model + ?Sized> Ask<'_, '_, D, M> {
     /// One generation by the one generator (the default `decompose`: the sub-questions first, then
     /// one query; `direct`: the query alone).
     pub(super) fn single(&mut self) -> Result<Generated> {
+        if let Some(sql) = self.probe_answer.take() {
+            let detail = "the probe that found the question's values in the data answers the question: its query, without the probe's display bound, is the candidate (no generation)";
+            self.trace.step(Stage::Generate, Status::Ok, detail, Some(sql.clone()), json!({"generator": "grounded_probe"}))?;
+            return Ok(Ok(sql));
+        }
         let first = self.opts.generators[0];
         let messages = prompts::generate_with(first, &self.schema.text, self.question.text, self.question.evidence, &self.grounding, &self.constraints, &[]);
         let (g, sql) = match self.sql_answer(messages, Stage::Generate, "", first.schema(), None)? {

@@ -128,6 +128,10 @@ pub(super) struct Ask<'a, 'r, D: Database + ?Sized, M: Model + ?Sized> {
     /// closest to the words. The query written is then judged as further evidence
     /// ([`crate::scope::written`]).
     pub let_through: Option<crate::scope::written::Gap>,
+    /// The query of the probe that grounded every value the question names, when it answers the
+    /// question rather than looks a value up ([`super::probe::as_answer`]): the candidate, in
+    /// place of a generation.
+    pub probe_answer: Option<String>,
 }
 
 /// Answer `question`: the whole pipeline, every step recorded through `recorder`.
@@ -171,6 +175,7 @@ pub fn ask<D: Database + ?Sized, M: Model + ?Sized>(
         scope,
         readings,
         let_through: None,
+        probe_answer: None,
     };
     if opts.values {
         ask.ground_values()?;

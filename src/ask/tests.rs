@@ -173,6 +173,36 @@ fn probing_stops_once_the_probes_found_what_the_question_names() {
 }
 
 #[test]
+fn a_probe_that_grounds_the_question_and_answers_it_is_the_candidate_without_a_generation() {
+    let probe = |sql: &str| text_reply(&json!({"action": "probe", "probe_sql": sql}).to_string());
+    let mut db = ScriptedDb::bookshop().answer("SELECT name FROM customers", rows(&["name"], json!([["Ana"], ["Bo"]])));
+    let mut model = ScriptedModel::new(vec![probe("SELECT name FROM customers WHERE city = 'Paris' LIMIT 5")]);
+    let e = run(&mut db, &mut model, "Which customers live in Paris?", json!({})).unwrap();
+    assert_eq!(steps_of(&e, Stage::Probe), ["ok", "done"]);
+    let generate = e.steps.iter().find(|s| s.stage == Stage::Generate).unwrap();
+    assert_eq!(generate.data["generator"], "grounded_probe");
+    assert_eq!(model.requests.len(), 1, "the probe step alone: no generation");
+    assert_eq!(e.chosen_sql, "SELECT name FROM customers WHERE city = 'Paris'");
+    assert_eq!(e.status.as_str(), "ok");
+    // a probe that only looks the value up leaves the answer to the generation
+    let mut db = ScriptedDb::bookshop().answer("'%Paris%'", rows(&["city"], json!([["Paris"]])));
+    let answer = "SELECT name FROM customers WHERE city = 'Paris'";
+    let mut model = ScriptedModel::new(vec![probe("SELECT DISTINCT city FROM customers WHERE city ILIKE '%Paris%'"), sql_reply(answer)]);
+    let e = run(&mut db, &mut model, "Which customers live in Paris?", json!({})).unwrap();
+    assert_eq!(model.requests.len(), 2, "the probe step and the generation");
+    assert_ne!(e.steps.iter().find(|s| s.stage == Stage::Generate).unwrap().data["generator"], "grounded_probe");
+    assert_eq!(e.chosen_sql, answer);
+    // as does a probe that did not ground the value (no row)
+    let mut db = ScriptedDb::bookshop().answer("SELECT name FROM customers", rows(&["name"], json!([])));
+    let generated = "SELECT c.name FROM customers AS c WHERE c.city = 'Paris'";
+    let mut model = ScriptedModel::new(vec![probe("SELECT name FROM customers WHERE city = 'Paris' LIMIT 5"), sql_reply(generated)]);
+    let e = run(&mut db, &mut model, "Which customers live in Paris?", json!({})).unwrap();
+    assert_eq!(model.requests.len(), 2);
+    assert_eq!(e.chosen_sql, generated);
+    assert_ne!(e.steps.iter().find(|s| s.stage == Stage::Generate).unwrap().data["generator"], "grounded_probe");
+}
+
+#[test]
 fn a_copied_example_is_no_news_and_its_repeat_ends_probing() {
     // the model copies the prompt's example reply; repeating it teaches nothing, so the loop ends
     let copied = || text_reply(&json!({"action": "probe", "probe_sql": "SELECT DISTINCT col FROM t WHERE col ILIKE '%word%'",

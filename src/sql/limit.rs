@@ -16,16 +16,21 @@ fn number(n: u64) -> Expr {
     Expr::value(Value::Number(n.to_string(), false))
 }
 
-/// Make the outermost query return at most `n` rows: add `LIMIT n` if there is none, lower a
-/// larger or non-literal one (e.g. `LIMIT ALL`, `LIMIT $1`), keep a smaller one. `OFFSET` stays.
-/// A `FETCH FIRST` clause is replaced by the LIMIT.
-pub fn impose_limit(query: &mut Query, n: u64) {
-    let existing = match &query.limit_clause {
+/// The outermost query's LIMIT (or FETCH FIRST) as a number, when it is one.
+pub fn outer_limit(query: &Query) -> Option<u64> {
+    match &query.limit_clause {
         Some(LimitClause::LimitOffset { limit: Some(l), .. }) => limit_value(l),
         Some(LimitClause::OffsetCommaLimit { limit, .. }) => limit_value(limit),
         _ => None,
     }
-    .or_else(|| query.fetch.as_ref().and_then(|f| f.quantity.as_ref()).and_then(limit_value));
+    .or_else(|| query.fetch.as_ref().and_then(|f| f.quantity.as_ref()).and_then(limit_value))
+}
+
+/// Make the outermost query return at most `n` rows: add `LIMIT n` if there is none, lower a
+/// larger or non-literal one (e.g. `LIMIT ALL`, `LIMIT $1`), keep a smaller one. `OFFSET` stays.
+/// A `FETCH FIRST` clause is replaced by the LIMIT.
+pub fn impose_limit(query: &mut Query, n: u64) {
+    let existing = outer_limit(query);
     let keep = existing.map_or(n, |e| e.min(n));
     query.fetch = None;
     query.limit_clause = Some(match query.limit_clause.take() {
