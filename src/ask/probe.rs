@@ -286,7 +286,6 @@ pub fn to_ground(question: &str, constraints: &[crate::constraints::Constraint],
     out
 }
 
-/// When the probe loop stops.
 /// The query of a probe that grounded what the question names, as the run's candidate: the
 /// 1.5B model's probe is most often its answer, with the display bound the probe prompt names
 /// (`LIMIT 5`), and the generation that follows copied it or made it worse (on 14 such questions
@@ -303,11 +302,7 @@ pub fn as_answer(raw: &str, display_rows: usize) -> Option<String> {
         // a set operation (INTERSECT, EXCEPT, UNION) of selections is an answer, not a lookup
         return strip_display_bound(query, display_rows);
     };
-    let column = |e: &Expr| match e {
-        Expr::Identifier(i) => Some(i.value.to_lowercase()),
-        Expr::CompoundIdentifier(parts) => parts.last().map(|i| i.value.to_lowercase()),
-        _ => None,
-    };
+    let column = crate::scope::written::column_name;
     let constant = |e: &Expr| matches!(e, Expr::Value(_));
     let mut compared: BTreeSet<String> = BTreeSet::new();
     let _ = visit_expressions(&query, |e: &Expr| {
@@ -344,6 +339,7 @@ fn strip_display_bound(mut query: Query, display_rows: usize) -> Option<String> 
     Some(query.to_string())
 }
 
+/// When the probe loop stops.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum StopReason {

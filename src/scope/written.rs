@@ -360,7 +360,7 @@ pub fn missing_columns(query: &Query, catalog: &Catalog, unlinked: &[String]) ->
 
 /// The column an expression names, lower-case, without its table (`c.email` is `email`); none for
 /// any other expression.
-fn column_name(e: &Expr) -> Option<String> {
+pub(crate) fn column_name(e: &Expr) -> Option<String> {
     column_ident(e).map(|i| i.value.to_lowercase())
 }
 
