@@ -132,6 +132,18 @@ pub(super) struct Ask<'a, 'r, D: Database + ?Sized, M: Model + ?Sized> {
     /// question rather than looks a value up ([`super::probe::as_answer`]): the candidate, in
     /// place of a generation.
     pub probe_answer: Option<String>,
+    /// The last model call that answered with a usable query ([`Exchange`]): a repair of that
+    /// query is asked as the conversation's next turn.
+    pub exchange: Option<Exchange>,
+}
+
+/// A model call that answered with a usable query: its messages with the answer last, the query
+/// as the model wrote it, and as [`Ask::sql_answer`] returned it (names resolved).
+#[derive(Debug, Clone)]
+pub(super) struct Exchange {
+    pub messages: Vec<Message>,
+    pub written: String,
+    pub sql: String,
 }
 
 /// Answer `question`: the whole pipeline, every step recorded through `recorder`.
@@ -176,6 +188,7 @@ pub fn ask<D: Database + ?Sized, M: Model + ?Sized>(
         readings,
         let_through: None,
         probe_answer: None,
+        exchange: None,
     };
     if opts.values {
         ask.ground_values()?;
@@ -329,7 +342,12 @@ impl<D: Database + ?Sized, M: Model + ?Sized> Ask<'_, '_, D, M> {
             };
             let content = reply.content;
             match parse_sql_answer(&content) {
-                Ok(sql) => return Ok(Ok(self.resolve_names(sql, label)?)),
+                Ok(written) => {
+                    let sql = self.resolve_names(written.clone(), label)?;
+                    messages.push(Message::assistant(content));
+                    self.exchange = Some(Exchange { messages, written, sql: sql.clone() });
+                    return Ok(Ok(sql));
+                }
                 Err(e) => {
                     let prefix = if label.is_empty() { String::new() } else { format!("{label}: ") };
                     if reply.cut_off {

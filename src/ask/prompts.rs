@@ -297,6 +297,30 @@ pub fn repair(
     vec![system(schema), Message::user(text)]
 }
 
+/// A repair asked as the next turn of the conversation that wrote the query: `conversation` is
+/// every message of the call that answered with it, its answer last. The model reads what it
+/// wrote as its own answer, so only the problems are new text to it, and a server with a prompt
+/// cache reads nothing else afresh (the standalone [`repair`] prompt repeats the question and
+/// the query after the schema, about a hundred tokens read again per repair). `now` is the
+/// query as it stands when it is not the one the model wrote (a mechanical fix or a name
+/// resolved since).
+pub fn repair_in_conversation(mut conversation: Vec<Message>, now: Option<&str>, problems: &[String], hints: &[String]) -> Vec<Message> {
+    let mut text = String::new();
+    if let Some(sql) = now {
+        text.push_str(&format!("After corrections the query reads:\n{sql}\n\n"));
+    }
+    text.push_str(&format!(
+        "That query has these problems:\n{}",
+        problems.iter().map(|p| format!("- {p}")).collect::<Vec<_>>().join("\n")
+    ));
+    if !hints.is_empty() {
+        text.push_str(&format!("\n\nFacts about the schema:\n{}", hints.iter().map(|h| format!("- {h}")).collect::<Vec<_>>().join("\n")));
+    }
+    text.push_str("\n\nWrite the corrected PostgreSQL SELECT query, fixing every problem. Reply in JSON: {\"sql\": \"SELECT ...\"}");
+    conversation.push(Message::user(text));
+    conversation
+}
+
 /// The SQL in a model's answer: the `sql` field of its JSON (or, failing JSON, a fenced or bare
 /// query), which must pass the gate. The error says what was wrong, for the retry and the user.
 pub fn parse_sql_answer(content: &str) -> Result<String, String> {
@@ -391,5 +415,27 @@ mod tests {
         let gen = generate("TABLE t (a int)", "q?", Some("a means x"), &g, &[]);
         assert_eq!(p[0], gen[0]);
         assert!(gen[1].content.contains("Evidence (follow it): a means x"));
+    }
+
+    #[test]
+    fn a_repair_in_the_conversation_keeps_every_earlier_message_and_adds_only_the_problems() {
+        let g = Grounding::default();
+        let mut asked = generate_with(Generator::Decompose, "TABLE t (a int)", "How many a?", None, &g, &[], &[]);
+        asked.push(Message::assistant(r#"{"subquestions": ["How many a?"], "sql": "SELECT count(b) FROM t"}"#));
+        let problems = vec!["PostgreSQL cannot plan it: column \"b\" does not exist".to_string()];
+        let hints = vec!["t has the columns: a".to_string()];
+        let m = repair_in_conversation(asked.clone(), None, &problems, &hints);
+        assert_eq!(m.len(), asked.len() + 1);
+        assert_eq!(&m[..asked.len()], &asked[..], "the conversation so far is sent as it was, for the prompt cache");
+        let last = &m[asked.len()];
+        assert_eq!(last.role, "user");
+        assert!(last.content.starts_with("That query has these problems:\n- PostgreSQL cannot plan it"));
+        assert!(last.content.contains("Facts about the schema:\n- t has the columns: a"));
+        assert!(!last.content.contains("How many a?"), "the question is not repeated");
+        assert!(!last.content.contains("After corrections"));
+        // a query a fix changed since the model wrote it is shown as it stands
+        let m = repair_in_conversation(asked, Some("SELECT count(a) FROM t LIMIT 1"), &problems, &[]);
+        assert!(m.last().unwrap().content.starts_with("After corrections the query reads:\nSELECT count(a) FROM t LIMIT 1\n\nThat query"));
+        assert!(!m.last().unwrap().content.contains("Facts about the schema"));
     }
 }

@@ -68,7 +68,7 @@ pub fn accept_refinement(current: &Attempt, refined: &Attempt, refined_empty: bo
 
 /// The query as the parser prints it (keywords, spacing and parentheses made uniform; literals
 /// kept as written, so a fixed literal's case is a change); unparsable text with spacing collapsed.
-fn normalise(sql: &str) -> String {
+pub(super) fn normalise(sql: &str) -> String {
     match crate::sql::check_query(sql) {
         Ok(checked) => checked.to_sql(),
         Err(_) => sql.split_whitespace().collect::<Vec<_>>().join(" "),

@@ -330,9 +330,33 @@ fn a_violated_constraint_is_repaired_and_the_repair_kept() {
     let e = run(&mut db, &mut model, "How many books are there?", json!({"probe": false})).unwrap();
     assert_eq!(stages(&e)[5..], [("generate", "ok"), ("verify", "violations"), ("repair", "ok"), ("chosen", "ok")]);
     assert_eq!(e.chosen_sql, COUNT);
-    // the repair prompt carries the problem as a directive
-    let repair = &model.requests[1].messages.last().unwrap().content;
-    assert!(repair.contains(TITLES), "{repair}");
+    // the repair is the next turn of the conversation that wrote the query: the generation's
+    // messages as they were sent, its answer, and the problem as a directive
+    let (generation, repair) = (&model.requests[0].messages, &model.requests[1].messages);
+    assert_eq!(&repair[..generation.len()], &generation[..]);
+    assert_eq!((repair.len(), repair[generation.len()].role.as_str()), (generation.len() + 2, "assistant"));
+    assert!(repair[generation.len()].content.contains(TITLES));
+    let directive = &repair.last().unwrap().content;
+    assert!(directive.starts_with("That query has these problems:") && directive.contains("count"), "{directive}");
+    assert_eq!(e.steps.iter().find(|s| s.stage == Stage::Repair).unwrap().data["in_conversation"], json!(true));
+}
+
+#[test]
+fn a_query_the_model_did_not_write_in_the_last_call_is_repaired_with_the_standalone_prompt() {
+    // the grounded probe is the candidate (no generation), and it does not count: its repair
+    // repeats the question and the query after the schema, as no conversation wrote it
+    let probe = text_reply(&json!({"action": "probe", "probe_sql": "SELECT name FROM customers WHERE city = 'Paris' LIMIT 5"}).to_string());
+    let count = "SELECT count(*) FROM customers WHERE city = 'Paris'";
+    let mut db = ScriptedDb::bookshop().answer("SELECT name FROM customers", rows(&["name"], json!([["Ana"], ["Bo"]])));
+    let mut model = ScriptedModel::new(vec![probe, sql_reply(count)]);
+    let e = run(&mut db, &mut model, "How many customers live in Paris?", json!({})).unwrap();
+    assert_eq!(e.steps.iter().find(|s| s.stage == Stage::Generate).unwrap().data["generator"], "grounded_probe");
+    assert_eq!(steps_of(&e, Stage::Repair), ["ok"]);
+    assert_eq!(e.steps.iter().find(|s| s.stage == Stage::Repair).unwrap().data["in_conversation"], json!(false));
+    let repair = &model.requests[1].messages;
+    assert_eq!(repair.len(), 2, "the schema and one message");
+    assert!(repair[1].content.contains("This SQL was written for the question:\nSELECT name FROM customers WHERE city = 'Paris'"), "{}", repair[1].content);
+    assert_eq!(e.chosen_sql, count);
 }
 
 #[test]
@@ -444,6 +468,10 @@ fn a_repair_that_improves_continues_until_the_budget_or_a_stop() {
     let e = run(&mut db, &mut model, "How many books are there?", json!({"probe": false, "max_repairs": 3})).unwrap();
     assert_eq!(stages(&e)[6..], [("verify", "error"), ("repair", "continue"), ("repair", "unchanged"), ("chosen", "unverified")]);
     assert_eq!(e.chosen_sql, TITLES);
+    // each repair is the next turn of the same conversation
+    let (first, second) = (&model.requests[1].messages, &model.requests[2].messages);
+    assert_eq!((&second[..first.len()], second.len()), (&first[..], first.len() + 2));
+    assert!(second[first.len()].content.contains(TITLES) && second[first.len() + 1].content.starts_with("That query has these problems:"));
     // the budget
     let mut db = ScriptedDb::bookshop().plan_fails("nosuch", "column \"nosuch\" does not exist");
     let mut model = ScriptedModel::new(vec![sql_reply("SELECT title FROM books WHERE nosuch"), sql_reply(TITLES)]);

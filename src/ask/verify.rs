@@ -10,7 +10,7 @@ use sqlparser::ast::Query;
 use super::pipeline::Ask;
 use super::fix;
 use super::prompts;
-use super::repair::{accept_refinement, judge, schema_hints, Attempt, Judgement, EMPTY_RESULT};
+use super::repair::{accept_refinement, judge, normalise, schema_hints, Attempt, Judgement, EMPTY_RESULT};
 use crate::catalog::{quote_ident, Catalog};
 use std::collections::BTreeMap;
 
@@ -397,6 +397,9 @@ impl<D: Database + ?Sized, M: Model + ?Sized> Ask<'_, '_, D, M> {
         if first.empty {
             detail.push_str(" (note: the result is empty)");
         }
+        // the query the model last wrote, which `current` derives from: its repair is the next
+        // turn of the conversation that wrote it, when that is the last one
+        let mut written = sql.clone();
         self.trace.step(Stage::Verify, first.status(), detail, Some(sql), std::mem::take(&mut first.data))?;
         let (mut current, mut current_empty) = self.fixes(first)?;
         let mut repairs = 0;
@@ -412,7 +415,15 @@ impl<D: Database + ?Sized, M: Model + ?Sized> Ask<'_, '_, D, M> {
                 }
             }
             let (q, e) = (self.question.text, self.question.evidence);
-            let messages = prompts::repair(&self.schema.text, q, e, &self.grounding, &current.sql, &current.problems, &hints, &earlier);
+            let conversation = self.exchange.take().filter(|x| x.sql == written);
+            let in_conversation = conversation.is_some();
+            let messages = match conversation {
+                Some(x) => {
+                    let now = (normalise(&current.sql) != normalise(&x.written)).then_some(current.sql.as_str());
+                    prompts::repair_in_conversation(x.messages, now, &current.problems, &hints)
+                }
+                None => prompts::repair(&self.schema.text, q, e, &self.grounding, &current.sql, &current.problems, &hints, &earlier),
+            };
             let next_sql = match self.ask_sql(messages, Stage::Repair)? {
                 Ok(s) => s,
                 Err(e) => {
@@ -428,7 +439,9 @@ impl<D: Database + ?Sized, M: Model + ?Sized> Ask<'_, '_, D, M> {
                 Judgement::Regressed => Status::Regressed,
                 Judgement::Continue => Status::Continue,
             };
-            self.trace.step(Stage::Repair, status, format!("repair {repairs}: {}", next.summary()), Some(next_sql), std::mem::take(&mut next.data))?;
+            let mut data = std::mem::take(&mut next.data);
+            data["in_conversation"] = in_conversation.into();
+            self.trace.step(Stage::Repair, status, format!("repair {repairs}: {}", next.summary()), Some(next_sql.clone()), data)?;
             earlier.push(current.sql.chars().take(300).collect());
             let keep = match verdict {
                 Judgement::Clean | Judgement::Continue => true,
@@ -436,6 +449,7 @@ impl<D: Database + ?Sized, M: Model + ?Sized> Ask<'_, '_, D, M> {
                 Judgement::Regressed => next.attempt.better_than(&current),
             };
             if keep {
+                written = next_sql;
                 (current, current_empty) = self.fixes(next)?;
             }
             if verdict != Judgement::Continue {
@@ -521,7 +535,12 @@ impl<D: Database + ?Sized, M: Model + ?Sized> Ask<'_, '_, D, M> {
             }
         }
         let (q, e) = (self.question.text, self.question.evidence);
-        let messages = prompts::repair(&self.schema.text, q, e, &self.grounding, &current.sql, &[EMPTY_RESULT.to_string()], &[], &[]);
+        let directive = [EMPTY_RESULT.to_string()];
+        // asked in the conversation that wrote the query, when it is that conversation's query as written
+        let messages = match self.exchange.take().filter(|x| normalise(&x.sql) == normalise(&current.sql)) {
+            Some(x) => prompts::repair_in_conversation(x.messages, None, &directive, &[]),
+            None => prompts::repair(&self.schema.text, q, e, &self.grounding, &current.sql, &directive, &[], &[]),
+        };
         let refined_sql = match self.ask_sql(messages, Stage::Refine)? {
             Ok(s) => s,
             Err(e) => {
