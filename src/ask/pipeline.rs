@@ -146,6 +146,15 @@ pub(super) struct Exchange {
     pub sql: String,
 }
 
+impl<D: Database + ?Sized, M: Model + ?Sized> Ask<'_, '_, D, M> {
+    /// The conversation that wrote `sql`, taken for a repair or a refinement asked as its next
+    /// turn: the last model call's, when its query (names resolved) is `sql` as the parser prints
+    /// it; none otherwise (an earlier call's query, or one no model call wrote).
+    pub(super) fn conversation_for(&mut self, sql: &str) -> Option<Exchange> {
+        self.exchange.take().filter(|x| super::repair::normalise(&x.sql) == super::repair::normalise(sql))
+    }
+}
+
 /// Answer `question`: the whole pipeline, every step recorded through `recorder`.
 pub fn ask<D: Database + ?Sized, M: Model + ?Sized>(
     db: &mut D,

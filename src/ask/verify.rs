@@ -415,7 +415,7 @@ impl<D: Database + ?Sized, M: Model + ?Sized> Ask<'_, '_, D, M> {
                 }
             }
             let (q, e) = (self.question.text, self.question.evidence);
-            let conversation = self.exchange.take().filter(|x| x.sql == written);
+            let conversation = self.conversation_for(&written);
             let in_conversation = conversation.is_some();
             let messages = match conversation {
                 Some(x) => {
@@ -537,7 +537,7 @@ impl<D: Database + ?Sized, M: Model + ?Sized> Ask<'_, '_, D, M> {
         let (q, e) = (self.question.text, self.question.evidence);
         let directive = [EMPTY_RESULT.to_string()];
         // asked in the conversation that wrote the query, when it is that conversation's query as written
-        let messages = match self.exchange.take().filter(|x| normalise(&x.sql) == normalise(&current.sql)) {
+        let messages = match self.conversation_for(&current.sql) {
             Some(x) => prompts::repair_in_conversation(x.messages, None, &directive, &[]),
             None => prompts::repair(&self.schema.text, q, e, &self.grounding, &current.sql, &directive, &[], &[]),
         };
