@@ -520,19 +520,19 @@ fn an_empty_result_is_refined_once_and_replaced_only_if_rows_come_back() {
     let fixed = "SELECT name FROM customers WHERE city = 'Paris'";
     let db = || ScriptedDb::bookshop().answer("= 'paris'", rows(&["name"], json!([]))).answer("'Atlantis'", rows(&["name"], json!([]))).answer("'atlantis'", rows(&["name"], json!([])));
     let mut model = ScriptedModel::new(vec![sql_reply(paris), sql_reply(fixed)]);
-    let e = run(&mut db(), &mut model, "Which customers live in Paris?", json!({"probe": false})).unwrap();
+    let e = run(&mut db(), &mut model, "Which customers live in Paris?", json!({"probe": false, "refine": true})).unwrap();
     assert_eq!(stages(&e)[6..], [("verify", "ok"), ("refine", "ok"), ("chosen", "ok")]);
     assert!(e.steps[6].detail.ends_with("(note: the result is empty)"));
     assert_eq!(e.chosen_sql, fixed);
     // a refinement that is empty too leaves the first query in place, verified
     let atlantis = "SELECT name FROM customers WHERE city = 'Atlantis'";
     let mut model = ScriptedModel::new(vec![sql_reply(atlantis), sql_reply("SELECT name FROM customers WHERE city ILIKE 'atlantis'")]);
-    let e = run(&mut db(), &mut model, "Which customers live in Atlantis?", json!({"probe": false})).unwrap();
+    let e = run(&mut db(), &mut model, "Which customers live in Atlantis?", json!({"probe": false, "refine": true})).unwrap();
     assert_eq!(stages(&e)[6..], [("verify", "ok"), ("refine", "kept"), ("chosen", "ok")]);
     assert_eq!(e.chosen_sql, atlantis);
     // an unusable refinement is a stop, and the stage switches off
     let mut model = ScriptedModel::new(vec![sql_reply(atlantis), text_reply("?")]);
-    let e = run(&mut db(), &mut model, "Which customers live in Atlantis?", json!({"probe": false})).unwrap();
+    let e = run(&mut db(), &mut model, "Which customers live in Atlantis?", json!({"probe": false, "refine": true})).unwrap();
     assert_eq!(steps_of(&e, Stage::Refine), ["retry", "retry", "retry", "stopped"]);
     let mut model = ScriptedModel::new(vec![sql_reply(atlantis)]);
     let e = run(&mut db(), &mut model, "Which customers live in Atlantis?", json!({"probe": false, "refine": false})).unwrap();
@@ -545,7 +545,7 @@ fn an_empty_result_is_refined_once_and_replaced_only_if_rows_come_back() {
         .answer("btrim('Zoe')", rows(&["name"], json!([["Zoe"]])))
         .answer("= 'Lyon'", rows(&["name"], json!([])));
     let mut model = ScriptedModel::new(vec![sql_reply(lyon)]);
-    let e = run(&mut db, &mut model, "Which customers named Zoe live in Lyon?", json!({"probe": false})).unwrap();
+    let e = run(&mut db, &mut model, "Which customers named Zoe live in Lyon?", json!({"probe": false, "refine": true})).unwrap();
     assert_eq!(steps_of(&e, Stage::Refine), ["skipped"]);
     assert_eq!((e.chosen_sql.as_str(), model.requests.len()), (lyon, 1));
 }
