@@ -534,9 +534,11 @@ fn an_empty_result_is_refined_once_and_replaced_only_if_rows_come_back() {
     let mut model = ScriptedModel::new(vec![sql_reply(atlantis), text_reply("?")]);
     let e = run(&mut db(), &mut model, "Which customers live in Atlantis?", json!({"probe": false, "refine": true})).unwrap();
     assert_eq!(steps_of(&e, Stage::Refine), ["retry", "retry", "retry", "stopped"]);
+    // off by default (never kept in 143 measured refinements)
     let mut model = ScriptedModel::new(vec![sql_reply(atlantis)]);
-    let e = run(&mut db(), &mut model, "Which customers live in Atlantis?", json!({"probe": false, "refine": false})).unwrap();
+    let e = run(&mut db(), &mut model, "Which customers live in Atlantis?", json!({"probe": false})).unwrap();
     assert!(steps_of(&e, Stage::Refine).is_empty());
+    assert_eq!((e.chosen_sql.as_str(), model.requests.len()), (atlantis, 1));
     // every value compared is stored as written: no row may be the answer, and the model is not
     // asked
     let lyon = "SELECT name FROM customers WHERE city = 'Lyon' AND name = 'Zoe'";
