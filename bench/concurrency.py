@@ -10,13 +10,11 @@ Prints each call's seconds and tokens per second, the two totals, and how many a
 """
 import os, sys, threading, time
 
-PORT = int(sys.argv[1]) if len(sys.argv) > 1 else 18081
-here = os.path.dirname(os.path.abspath(__file__))
-spec = open(os.path.join(here, "speculative.py")).read().split("def ask():")[0]
-ns = {"__name__": "concurrency"}
-exec(spec, ns)
-ns["PORT"] = PORT
-call, system, gen, dec, sqls, decs = (ns[k] for k in ("call", "system", "gen", "dec", "sqls", "decs"))
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import speculative  # noqa: E402  (its prompts and its call)
+from speculative import call, system, gen, dec, sqls, decs  # noqa: E402
+
+speculative.PORT = int(sys.argv[1]) if len(sys.argv) > 1 else 18081
 
 QUESTIONS = [
     "Show the names of singers who performed in a concert in 2014 and the name of the stadium.",
