@@ -45,8 +45,8 @@ fn requirements(constraints: &[Constraint]) -> String {
     if constraints.is_empty() {
         return String::new();
     }
-    let lines: Vec<String> = constraints.iter().map(|c| format!("- {}", c.requirement())).collect();
-    format!("\nRequirements taken from the question:\n{}", lines.join("\n"))
+    let lines: Vec<String> = constraints.iter().map(|c| c.requirement()).collect();
+    format!("\nRequirements taken from the question:\n{}", bullets(&lines))
 }
 
 /// The placeholders of the probe prompt's example reply. A small model often copies the example;
@@ -283,18 +283,33 @@ pub fn repair(
     earlier: &[String],
 ) -> Vec<Message> {
     let mut text = format!(
-        "{}\n\nThis SQL was written for the question:\n{sql}\n\nIt has these problems:\n{}",
+        "{}\n\nThis SQL was written for the question:\n{sql}\n\nIt has these problems:\n{}{}",
         question_block(question, evidence, grounding),
-        problems.iter().map(|p| format!("- {p}")).collect::<Vec<_>>().join("\n")
+        bullets(problems),
+        schema_facts(hints)
     );
-    if !hints.is_empty() {
-        text.push_str(&format!("\n\nFacts about the schema:\n{}", hints.iter().map(|h| format!("- {h}")).collect::<Vec<_>>().join("\n")));
-    }
     if !earlier.is_empty() {
         text.push_str(&format!("\n\nEarlier attempts that were also wrong (do not repeat them):\n{}", earlier.join("\n")));
     }
-    text.push_str("\n\nWrite the corrected PostgreSQL SELECT query, fixing every problem. Reply in JSON: {\"sql\": \"SELECT ...\"}");
+    text.push_str(CORRECTED_QUERY);
     vec![system(schema), Message::user(text)]
+}
+
+/// The request that ends every repair prompt.
+const CORRECTED_QUERY: &str = "\n\nWrite the corrected PostgreSQL SELECT query, fixing every problem. Reply in JSON: {\"sql\": \"SELECT ...\"}";
+
+/// One line per item, each after a dash.
+fn bullets(items: &[String]) -> String {
+    items.iter().map(|i| format!("- {i}")).collect::<Vec<_>>().join("\n")
+}
+
+/// The schema hints of a repair, after a blank line; nothing without hints.
+fn schema_facts(hints: &[String]) -> String {
+    if hints.is_empty() {
+        String::new()
+    } else {
+        format!("\n\nFacts about the schema:\n{}", bullets(hints))
+    }
 }
 
 /// A repair asked as the next turn of the conversation that wrote the query: `conversation` is
@@ -305,18 +320,8 @@ pub fn repair(
 /// query as it stands when it is not the one the model wrote (a mechanical fix or a name
 /// resolved since).
 pub fn repair_in_conversation(mut conversation: Vec<Message>, now: Option<&str>, problems: &[String], hints: &[String]) -> Vec<Message> {
-    let mut text = String::new();
-    if let Some(sql) = now {
-        text.push_str(&format!("After corrections the query reads:\n{sql}\n\n"));
-    }
-    text.push_str(&format!(
-        "That query has these problems:\n{}",
-        problems.iter().map(|p| format!("- {p}")).collect::<Vec<_>>().join("\n")
-    ));
-    if !hints.is_empty() {
-        text.push_str(&format!("\n\nFacts about the schema:\n{}", hints.iter().map(|h| format!("- {h}")).collect::<Vec<_>>().join("\n")));
-    }
-    text.push_str("\n\nWrite the corrected PostgreSQL SELECT query, fixing every problem. Reply in JSON: {\"sql\": \"SELECT ...\"}");
+    let now = now.map(|sql| format!("After corrections the query reads:\n{sql}\n\n")).unwrap_or_default();
+    let text = format!("{now}That query has these problems:\n{}{}{CORRECTED_QUERY}", bullets(problems), schema_facts(hints));
     conversation.push(Message::user(text));
     conversation
 }
