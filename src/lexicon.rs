@@ -357,8 +357,36 @@ pub static BEYOND_DATA: Lazy<Vec<(BeyondData, Regex)>> = Lazy::new(|| {
         (BeyondData::Prediction, r(r"\bwho will win\b|\bwill (?:\w+ ){0,4}(?:win|rise|fall|grow|go up|go down|happen|succeed|fail|quit|drop out)\b")),
         (BeyondData::Cause, r(r"^\W*why\b|\bwhy (?:do|does|did|is|are|was|were|have|has|had|would|can)\b")),
         (BeyondData::Cause, r(r"\bwhat (?:causes|caused|makes|made)\b|\b(?:the )?reasons? (?:why|for)\b|\bexplain why\b")),
+        // "the best place to work", "the best singer": best or worst by no measure the question
+        // names; last, so that a prediction or advice it is part of is named as such. "best" and
+        // the word after it are the phrase, so a schema that names either ("best_finish", "the
+        // worst credit score") reads a stored measure (see `scope::Evidence::gather`); a number
+        // after it is a ranking ("the best 3 players", [`MEASURED_BEST`] for the others)
+        (BeyondData::Opinion, r(r"\b(?:best|worst)\s+[a-z0-9]+")),
     ]
 });
+
+/// Words after "best" or "worst" that make it a measure the data can hold: "the best-selling",
+/// "the best rated", "the best paid".
+pub const MEASURED_BEST: &[&str] = &["selling", "seller", "sellers", "sold", "rated", "ranked", "ranking", "paid", "scoring", "scored", "known"];
+
+/// Words before "will" that make it a noun ("the will of the people", "a free will").
+const WILL_AS_NOUN: &[&str] = &["the", "a", "an", "his", "her", "their", "its", "my", "our", "your", "last", "free", "good", "ill", "own"];
+
+static FUTURE: Lazy<Regex> = Lazy::new(|| Regex::new(r"(?:\b([a-z']+)\s+)?\b(will|won't)((?:\s+[a-z0-9']+){1,4})").expect("compiles"));
+
+/// The future tense, if the question is in it: "will" (or "won't") before a verb, as written
+/// with up to four words after it ("will the campus fees be", "will damage the products"). What will happen is in the data only when the data
+/// plans it (a schedule, an expiry date); whether it does is the data's to say
+/// ([`crate::scope::future`]). A word's presence triggers it, so a question in another language
+/// is in no tense here.
+pub fn future_tense(question: &str) -> Option<String> {
+    let q = question.to_lowercase();
+    FUTURE.captures_iter(&q).find_map(|c| {
+        let before = c.get(1).map_or("", |m| m.as_str());
+        (!WILL_AS_NOUN.contains(&before)).then(|| format!("{}{}", &c[2], &c[3]))
+    })
+}
 
 /// Verbs of asking for data: "how can I *find* the orders from Paris" is a request, not a
 /// question for advice.
@@ -393,6 +421,14 @@ pub fn beyond_data(question: &str) -> Option<(BeyondData, String)> {
             && (NOUN_PHRASE_OPENERS.contains(&next) || number(next).is_some())
         {
             return None;
+        }
+        if *kind == BeyondData::Opinion && (phrase.starts_with("best") || phrase.starts_with("worst")) {
+            let after = phrase.split_whitespace().nth(1).unwrap_or("");
+            // a capital inside the sentence makes it a name ("stores of Best Buy")
+            let capital = m.start() > 0 && question.len() == q.len() && question[m.start()..].starts_with(|c: char| c.is_uppercase());
+            if number(after).is_some() || MEASURED_BEST.contains(&after) || capital {
+                return None;
+            }
         }
         Some((*kind, phrase.to_string()))
     })

@@ -489,12 +489,15 @@ impl<D: Database + ?Sized, M: Model + ?Sized> Ask<'_, '_, D, M> {
             }
             return self.finish(Attempt { sql, violated: vec![], problems: vec![], fails: false }, false);
         }
-        let mut chosen = self.verify_and_repair(sql)?;
+        let (mut chosen, empty) = self.verify_and_repair(sql)?;
         if let Some(problem) = self.misread_join(&chosen) {
             chosen.problems.push(problem);
         }
         let chosen = if self.opts.single_generation() { self.confirm(chosen)? } else { chosen };
         if let Some((kind, reason)) = self.written_scope(&chosen.sql)? {
+            return self.refuse(kind, reason);
+        }
+        if let Some((kind, reason)) = self.future_scope(&chosen, empty)? {
             return self.refuse(kind, reason);
         }
         self.finish(chosen, true)

@@ -140,6 +140,18 @@ impl<D: Database + ?Sized, M: Model + ?Sized> Ask<'_, '_, D, M> {
         Ok(Some((kind, reason)))
     }
 
+    /// A question in the future tense whose query fails or finds no row ([`scope::future`]):
+    /// recorded as a second `scope` step with the query. Nothing when refusal is off.
+    pub(super) fn future_scope(&mut self, chosen: &super::repair::Attempt, empty: bool) -> Result<Option<(scope::Kind, String)>> {
+        if !self.opts.refuse {
+            return Ok(None);
+        }
+        let Some((kind, reason)) = scope::future(self.question.text, !chosen.fails, empty) else { return Ok(None) };
+        let data = json!({"kind": kind, "runs": !chosen.fails, "empty": empty, "by": "the future tense and the data"});
+        self.trace.step(Stage::Scope, Status::Unanswerable, reason.clone(), Some(chosen.sql.clone()), data)?;
+        Ok(Some((kind, reason)))
+    }
+
     /// Which of `names` a text column of the tables `query` reads, or of their neighbours by a
     /// foreign key, holds ([`crate::checks::literals::holders_sql`]), read as the caller; a read
     /// that fails says nothing.

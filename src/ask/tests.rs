@@ -1436,6 +1436,35 @@ fn a_question_beyond_the_data_is_refused_without_asking_the_model() {
     assert!(model.requests.is_empty());
 }
 
+#[test]
+fn the_future_is_answered_only_when_the_data_plans_it() {
+    let question = "Which customers will order books in 2031?";
+    let sql = "SELECT DISTINCT c.name FROM customers AS c JOIN orders AS o ON o.customer_id = c.customer_id WHERE o.ordered_on >= '2031-01-01'";
+    // no row: nothing planned, so the answer would be a prediction
+    let mut db = ScriptedDb::bookshop().answer("2031-01-01", rows(&["name"], json!([])));
+    let mut model = ScriptedModel::new(vec![sql_reply(sql)]);
+    let e = run(&mut db, &mut model, question, json!({"probe": false})).unwrap();
+    assert_eq!((e.status(), e.chosen_sql.as_str(), steps_of(&e, Stage::Scope)), (Status::Unanswerable, "", vec!["ok", "unanswerable"]));
+    assert!(e.reason().contains("beyond data") && e.reason().contains("\"will order books in 2031\"") && e.reason().contains("finds no row"), "{}", e.reason());
+    let second = e.steps.iter().filter(|s| s.stage == Stage::Scope).nth(1).unwrap();
+    assert_eq!((second.sql.as_deref(), second.data["empty"].clone()), (Some(sql), json!(true)));
+    // rows: the data holds what is planned (orders placed ahead), and answers
+    let mut db = ScriptedDb::bookshop().answer("2031-01-01", rows(&["name"], json!([["Ada"]])));
+    let mut model = ScriptedModel::new(vec![sql_reply(sql)]);
+    let e = run(&mut db, &mut model, question, json!({"probe": false})).unwrap();
+    assert!(e.answered() && e.chosen_sql == sql, "{:?}", e.status());
+    // refusal off: SQL, rows or not
+    let mut db = ScriptedDb::bookshop().answer("2031-01-01", rows(&["name"], json!([])));
+    let mut model = ScriptedModel::new(vec![sql_reply(sql)]);
+    let e = run(&mut db, &mut model, question, json!({"probe": false, "refuse": false})).unwrap();
+    assert!(e.answered() && e.chosen_sql == sql, "{:?}", e.status());
+    // the same query for a question in the past tense: no rows is its answer
+    let mut db = ScriptedDb::bookshop().answer("2031-01-01", rows(&["name"], json!([])));
+    let mut model = ScriptedModel::new(vec![sql_reply(sql)]);
+    let e = run(&mut db, &mut model, "Which customers ordered books in 2031?", json!({"probe": false})).unwrap();
+    assert!(e.answered() && e.chosen_sql == sql, "{:?}", e.status());
+}
+
 // --- many schemas ----------------------------------------------------------------------------
 
 /// Three schemas with look-alike names, as databases loaded side by side are, on `path`.

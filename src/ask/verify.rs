@@ -390,8 +390,9 @@ impl<D: Database + ?Sized, M: Model + ?Sized> Ask<'_, '_, D, M> {
 
     /// Verify `sql`; while problems remain and the budget allows, ask the model to repair it with
     /// the problems as directives (and schema hints), keeping whichever query is better; then, if
-    /// the result is empty, one round of refinement.
-    pub(super) fn verify_and_repair(&mut self, sql: String) -> Result<Attempt> {
+    /// the result is empty, one round of refinement. Returns the query that stands and whether
+    /// its result is empty.
+    pub(super) fn verify_and_repair(&mut self, sql: String) -> Result<(Attempt, bool)> {
         let mut first = self.verify(&sql);
         let mut detail = first.summary();
         if first.empty {
@@ -468,10 +469,11 @@ impl<D: Database + ?Sized, M: Model + ?Sized> Ask<'_, '_, D, M> {
         }
         if self.opts.refine && current_empty && !current.fails {
             if let Some(refined) = self.refine_empty(&current)? {
-                current = refined;
+                // a refinement is kept only when it returns rows
+                (current, current_empty) = (refined, false);
             }
         }
-        Ok(current)
+        Ok((current, current_empty))
     }
 
     /// One fresh generation, by a generator of another reasoning than the run's first

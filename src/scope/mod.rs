@@ -200,6 +200,28 @@ pub fn quoted(words: &[String]) -> String {
     words.iter().map(|w| format!("\"{w}\"")).collect::<Vec<_>>().join(", ")
 }
 
+/// A question in the future tense whose query finds nothing in the data: what will happen is in
+/// the data only when the data plans it (a schedule, an expiry date), and here it does not, so the
+/// answer would be a prediction. `runs`: the query the run ended with runs; `empty`: its result
+/// has no row. A query that returns rows answers the question from what is planned; one that fails
+/// or finds nothing shows no plan to read. `None` for a question not in the future tense.
+pub fn future(question: &str, runs: bool, empty: bool) -> Option<(Kind, String)> {
+    if !lexicon::reads_english(question) {
+        return None;
+    }
+    let phrase = lexicon::future_tense(question)?;
+    if runs && !empty {
+        return None;
+    }
+    let found = if runs { "its query finds no row for it" } else { "no query over it runs" };
+    Some((
+        Kind::BeyondData,
+        format!(
+            "the question asks about the future (\"{phrase}\") and the data holds no plan of it ({found}): a query can report what the data holds, not predict"
+        ),
+    ))
+}
+
 /// The verdict.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Verdict {
@@ -335,6 +357,42 @@ mod tests {
     }
 
     #[test]
+    fn best_or_worst_by_a_measure_the_schema_stores_is_no_opinion() {
+        let mut catalog = bookshop();
+        catalog.tables[0].columns.push(crate::catalog::Column { name: "best_rank".into(), type_name: "integer".into(), nullable: true, comment: None });
+        catalog.tables[1].columns.push(crate::catalog::Column { name: "review_score".into(), type_name: "integer".into(), nullable: true, comment: None });
+        let names = link::names(&catalog);
+        // the schema names the measure: "best" itself, or the word after "worst"
+        for q in ["What is the best rank of each author?", "Which book has the worst review score?"] {
+            assert!(lexicon::beyond_data(q).is_some(), "{q}");
+            assert_eq!(Evidence::gather(q, &names, &[], &mut |_| vec![], 0.6).beyond, None, "{q}");
+        }
+        // nothing names what makes a book the best
+        let e = Evidence::gather("Which book is the best gift for a child?", &link::names(&bookshop()), &[], &mut |_| vec![], 0.6);
+        assert!(matches!(e.suspicion(), Some(Suspicion::Beyond(BeyondData::Opinion, ref p)) if p == "best gift"), "{:?}", e.beyond);
+        // a German question's "best" is no English word
+        assert_eq!(lexicon::beyond_data("Welches Buch ist das beste?"), None);
+    }
+
+    #[test]
+    fn the_future_is_answered_only_from_what_the_data_plans() {
+        let q = "How much will the campus fees be in 2030?";
+        assert_eq!(lexicon::future_tense(q).as_deref(), Some("will the campus fees be"));
+        // rows: the data plans it (a schedule); no row, or no query that runs: a prediction
+        assert_eq!(future("Which flights will depart tomorrow morning from Oslo?", true, false), None);
+        match future(q, true, true) {
+            Some((Kind::BeyondData, reason)) => assert!(reason.contains("\"will the campus fees be\"") && reason.contains("finds no row"), "{reason}"),
+            other => panic!("{other:?}"),
+        }
+        assert!(matches!(future("Which customers will damage the products they hire?", false, false), Some((Kind::BeyondData, _))));
+        assert!(matches!(future("Which orders won't ship this week?", true, true), Some((Kind::BeyondData, _))));
+        // "will" as a noun, and questions in no future tense
+        for q in ["Who wrote the will of the founder?", "Which heirs are named in a will?", "How many orders shipped in 2020?", "Wie viele Bestellungen will er?"] {
+            assert_eq!(future(q, true, true), None, "{q}");
+        }
+    }
+
+    #[test]
     fn a_question_in_another_language_is_not_judged_by_its_links() {
         let e = evidence("Wie viele Bücher gibt es?");
         assert!(!e.english && e.links.iter().all(|l| l.to.is_none()));
@@ -365,6 +423,9 @@ mod tests {
             "How can we prevent software problems in the future?",
             "Which film should have won the award?",
             "Which restaurant would we enjoy the most?",
+            "Which chef makes the best pasta?",
+            "Who is the worst driver in the league?",
+            "Which city is the best place to live?",
         ] {
             assert!(lexicon::beyond_data(q).is_some(), "{q}");
         }
@@ -380,6 +441,11 @@ mod tests {
             "List the invoices that should have a payment date before March.",
             "Which wells should have more than 3 inspections on record?",
             "When was the last reading of a sensor that should have 2 calibrations?",
+            // "best" ranked by a number, a measure, or in a name
+            "Which are the worst 5 warehouses by stock?",
+            "List the best-selling albums.",
+            "Which books are best sellers this year?",
+            "Which stores belong to Best Buy?",
         ] {
             assert!(lexicon::beyond_data(q).is_none(), "{q}");
         }
