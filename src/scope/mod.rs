@@ -99,9 +99,19 @@ impl Evidence {
         // a pattern whose words name something of the schema reads the schema, not a request for
         // advice: "the recommendations of each incident" where a column stores recommendations
         // (the pattern's own words are the first and the last of what it matched)
+        // "best" or "worst" is a stored measure only when a column that is no key or code names
+        // it ("best_finish", "the worst credit score"): "the best writer" where the authors' table
+        // says they are writers, or "the best author" beside `author_id`, ranks by nothing the
+        // data holds
+        let judged = |phrase: &str| phrase.starts_with("best") || phrase.starts_with("worst");
+        let measure = |n: &link::Name| n.shown.contains('.') && !n.tokens.iter().any(|t| matches!(t.as_str(), "id" | "ids" | "code" | "key"));
         let beyond = lexicon::beyond_data(question).filter(|(_, phrase)| {
             let words: Vec<&str> = phrase.split(|c: char| !c.is_alphanumeric()).filter(|w| !w.is_empty()).collect();
-            let names_schema = |w: &&str| w.len() >= 4 && names.iter().any(|n| n.tokens.iter().any(|t| link::matches(w, t) || link::same_stem(w, t)));
+            let columns_only = judged(phrase);
+            let names_schema = |w: &&str| {
+                w.len() >= 4
+                    && names.iter().filter(|n| !columns_only || measure(n)).any(|n| n.tokens.iter().any(|t| link::matches(w, t) || link::same_stem(w, t)))
+            };
             !(words.first().is_some_and(names_schema) || words.last().is_some_and(names_schema))
         });
         let unmatched_names = words::proper_names(question)
@@ -367,9 +377,12 @@ mod tests {
             assert!(lexicon::beyond_data(q).is_some(), "{q}");
             assert_eq!(Evidence::gather(q, &names, &[], &mut |_| vec![], 0.6).beyond, None, "{q}");
         }
-        // nothing names what makes a book the best
+        // nothing names what makes a book the best, nor an author: a table's name is what is
+        // ranked, not by what
         let e = Evidence::gather("Which book is the best gift for a child?", &link::names(&bookshop()), &[], &mut |_| vec![], 0.6);
         assert!(matches!(e.suspicion(), Some(Suspicion::Beyond(BeyondData::Opinion, ref p)) if p == "best gift"), "{:?}", e.beyond);
+        let e = Evidence::gather("Which is the best author?", &link::names(&bookshop()), &[], &mut |_| vec![], 0.6);
+        assert!(matches!(e.suspicion(), Some(Suspicion::Beyond(BeyondData::Opinion, ref p)) if p == "best author"), "{:?}", e.beyond);
         // a German question's "best" is no English word
         assert_eq!(lexicon::beyond_data("Welches Buch ist das beste?"), None);
     }

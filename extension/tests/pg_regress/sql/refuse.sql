@@ -47,6 +47,12 @@ WHERE stage IN ('scope', 'generate', 'chosen') ORDER BY step;
 SELECT sqlstate, regexp_replace(message, '\m\d+\M', 'N', 'g') AS message, hint
 FROM show_error($$SELECT * FROM nl2sql_execute('Which author should we stop selling?')$$);
 
+-- beyond the data: an opinion. "best" and the word after it name no column the bookshop stores
+-- (the authors' table says they are writers: what is ranked, not by what)
+SELECT stage, status, detail
+FROM nl2sql_run('Which author is the best writer?')
+WHERE stage IN ('scope', 'generate', 'chosen') ORDER BY step;
+
 -- the evidence and the vote of a run, by question. ended_as_voted: the run ended unanswerable
 -- exactly when the vote said so, or, the vote having read the words as the schema's, when the
 -- query the model then wrote confirmed the suspicion (a second scope step, which holds that query)
