@@ -376,10 +376,9 @@ const WILL_AS_NOUN: &[&str] = &["the", "a", "an", "his", "her", "their", "its", 
 static FUTURE: Lazy<Regex> = Lazy::new(|| Regex::new(r"(?:\b([a-z']+)\s+)?\b(will|won't)((?:\s+[a-z0-9']+){1,4})").expect("compiles"));
 
 /// The future tense, if the question is in it: "will" (or "won't") before a verb, as written
-/// with up to four words after it ("will the campus fees be", "will damage the products"). What will happen is in the data only when the data
-/// plans it (a schedule, an expiry date); whether it does is the data's to say
-/// ([`crate::scope::future`]). A word's presence triggers it, so a question in another language
-/// is in no tense here.
+/// with up to four words after it ("will the campus fees be", "will damage the products"). What
+/// will happen is in the data only when the data plans it (a schedule, an expiry date); whether it
+/// does is the data's to say ([`crate::scope::future`], which reads only English questions).
 pub fn future_tense(question: &str) -> Option<String> {
     let q = question.to_lowercase();
     FUTURE.captures_iter(&q).find_map(|c| {
@@ -425,7 +424,8 @@ pub fn beyond_data(question: &str) -> Option<(BeyondData, String)> {
         if *kind == BeyondData::Opinion && (phrase.starts_with("best") || phrase.starts_with("worst")) {
             let after = phrase.split_whitespace().nth(1).unwrap_or("");
             // a capital inside the sentence makes it a name ("stores of Best Buy")
-            let capital = m.start() > 0 && question.len() == q.len() && question[m.start()..].starts_with(|c: char| c.is_uppercase());
+            // (where lower-casing kept every byte offset; `get`, never a slice that could split a character)
+            let capital = m.start() > 0 && question.len() == q.len() && question.get(m.start()..).is_some_and(|rest| rest.starts_with(|c: char| c.is_uppercase()));
             if number(after).is_some() || MEASURED_BEST.contains(&after) || capital {
                 return None;
             }

@@ -385,6 +385,13 @@ mod tests {
         assert!(matches!(e.suspicion(), Some(Suspicion::Beyond(BeyondData::Opinion, ref p)) if p == "best author"), "{:?}", e.beyond);
         // a German question's "best" is no English word
         assert_eq!(lexicon::beyond_data("Welches Buch ist das beste?"), None);
+        // lower-casing that moves byte offsets and keeps the length ("İ" one byte longer in lower
+        // case, "ẞ" one shorter) never splits a character: here the match's offset in the
+        // lower-cased text falls inside the em space after "best" in the question as written
+        let q = "İİİİİİ best\u{2003}xy ẞẞẞẞẞẞ";
+        assert_eq!(q.len(), q.to_lowercase().len());
+        assert!(!q.is_char_boundary(q.to_lowercase().find("best").unwrap()));
+        assert!(lexicon::beyond_data(q).is_some());
     }
 
     #[test]
