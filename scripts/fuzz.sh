@@ -36,7 +36,8 @@ esac
 [[ "$jobs" =~ ^[1-9][0-9]*$ ]] || die "NL2SQL_FUZZ_JOBS must be a positive number, not '$jobs'"
 for t in "${targets[@]}"; do
     log "fuzz target $t: $runs executions ($jobs process(es)${trace:+, ${trace[*]}})"
-    mkdir -p "corpus/$t"
+    # libFuzzer writes a crashing input under the artifact prefix and refuses to start without it
+    mkdir -p "corpus/$t" "artifacts/$t"
     mkdir -p "$NL2SQL_WORK"
     start=$(date +%s)
     cargo fuzz build -s none -O ${trace[@]+"${trace[@]}"} "$t" >"$NL2SQL_WORK/fuzz-$t-build.log" 2>&1 || { tail -20 "$NL2SQL_WORK/fuzz-$t-build.log" >&2; die "fuzz target $t does not build"; }

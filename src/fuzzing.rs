@@ -47,6 +47,10 @@ pub fn question(text: &str) {
     let _ = checks::columns::asked_attributes(text);
     let _ = checks::columns::requested_items(text);
     let _ = crate::lexicon::beyond_data(text);
+    let _ = crate::lexicon::future_tense(text);
+    for (runs, empty) in [(true, true), (false, false)] {
+        let _ = crate::scope::future(text, runs, empty);
+    }
     for (catalog, names) in SCHEMAS.iter() {
         let _ = crate::context::mask_schema_words(text, catalog);
         let _ = crate::context::build(catalog, &Default::default(), text, 400);
