@@ -370,6 +370,13 @@ pub static BEYOND_DATA: Lazy<Vec<(BeyondData, Regex)>> = Lazy::new(|| {
 /// "the best rated", "the best paid".
 pub const MEASURED_BEST: &[&str] = &["selling", "seller", "sellers", "sold", "rated", "ranked", "ranking", "paid", "scoring", "scored", "known"];
 
+/// Whether a phrase [`beyond_data`] found is the opinion of "best" or "worst" and the word after
+/// it: one only when no stored measure names either word (`scope::Evidence::gather` reads the
+/// schema's columns for it).
+pub fn best_or_worst(kind: BeyondData, phrase: &str) -> bool {
+    kind == BeyondData::Opinion && (phrase.starts_with("best") || phrase.starts_with("worst"))
+}
+
 /// Words before "will" that make it a noun ("the will of the people", "a free will").
 const WILL_AS_NOUN: &[&str] = &["the", "a", "an", "his", "her", "their", "its", "my", "our", "your", "last", "free", "good", "ill", "own"];
 
@@ -421,7 +428,7 @@ pub fn beyond_data(question: &str) -> Option<(BeyondData, String)> {
         {
             return None;
         }
-        if *kind == BeyondData::Opinion && (phrase.starts_with("best") || phrase.starts_with("worst")) {
+        if best_or_worst(*kind, phrase) {
             let after = phrase.split_whitespace().nth(1).unwrap_or("");
             // a capital inside the sentence makes it a name ("stores of Best Buy")
             // (where lower-casing kept every byte offset; `get`, never a slice that could split a character)

@@ -103,11 +103,10 @@ impl Evidence {
         // it ("best_finish", "the worst credit score"): "the best writer" where the authors' table
         // says they are writers, or "the best author" beside `author_id`, ranks by nothing the
         // data holds
-        let judged = |phrase: &str| phrase.starts_with("best") || phrase.starts_with("worst");
         let measure = |n: &link::Name| n.shown.contains('.') && !n.tokens.iter().any(|t| matches!(t.as_str(), "id" | "ids" | "code" | "key"));
-        let beyond = lexicon::beyond_data(question).filter(|(_, phrase)| {
+        let beyond = lexicon::beyond_data(question).filter(|(kind, phrase)| {
             let words: Vec<&str> = phrase.split(|c: char| !c.is_alphanumeric()).filter(|w| !w.is_empty()).collect();
-            let columns_only = judged(phrase);
+            let columns_only = lexicon::best_or_worst(*kind, phrase);
             let names_schema = |w: &&str| {
                 w.len() >= 4
                     && names.iter().filter(|n| !columns_only || measure(n)).any(|n| n.tokens.iter().any(|t| link::matches(w, t) || link::same_stem(w, t)))
