@@ -184,10 +184,16 @@ impl Catalog {
         hits.next().is_none().then_some(first)
     }
 
-    /// The table a FROM-clause name refers to (`t` or `s.t`, folded to lower case, resolved as
-    /// [`Catalog::resolve`] does).
+    /// The table a FROM-clause name refers to (`t` or `s.t`, resolved as [`Catalog::resolve`]
+    /// does), each part read as PostgreSQL reads it: folded to lower case unless quoted
+    /// (`sales."Customers"` is `Customers`, `sales.Customers` is `customers`).
     pub fn resolve_object(&self, name: &sqlparser::ast::ObjectName) -> Option<&Table> {
-        let parts: Vec<String> = name.0.iter().filter_map(|p| p.as_ident()).map(|i| i.value.to_lowercase()).collect();
+        let parts: Vec<String> = name
+            .0
+            .iter()
+            .filter_map(|p| p.as_ident())
+            .map(|i| if i.quote_style.is_some() { i.value.clone() } else { i.value.to_lowercase() })
+            .collect();
         match parts.as_slice() {
             [t] => self.resolve(None, t),
             [s, t] => self.resolve(Some(s), t),
@@ -317,5 +323,24 @@ mod tests {
         assert!(sales.resolve(None, "b").is_none());
         assert_eq!(sales.resolve(Some("sales"), "b").unwrap().name.schema, "sales");
         assert_eq!(cat.schemas(), vec!["hr", "public", "sales"]);
+    }
+
+    #[test]
+    fn a_quoted_name_keeps_its_case_and_an_unquoted_one_folds() {
+        let cat = Catalog { tables: vec![table("sales", "Customers"), table("sales", "orders")], ..Default::default() }
+            .on_search_path(vec!["sales".into()]);
+        let object = |sql: &str| match &crate::sql::check_query(&format!("SELECT 1 FROM {sql}")).unwrap().query.body.as_ref() {
+            sqlparser::ast::SetExpr::Select(s) => match &s.from[0].relation {
+                sqlparser::ast::TableFactor::Table { name, .. } => name.clone(),
+                _ => unreachable!(),
+            },
+            _ => unreachable!(),
+        };
+        assert_eq!(cat.resolve_object(&object("sales.\"Customers\"")).unwrap().name.name, "Customers");
+        assert_eq!(cat.resolve_object(&object("\"Customers\"")).unwrap().name.name, "Customers");
+        assert_eq!(cat.resolve_object(&object("SALES.ORDERS")).unwrap().name.name, "orders");
+        // as PostgreSQL: unquoted, `Customers` is `customers`, which does not exist
+        assert!(cat.resolve_object(&object("sales.Customers")).is_none());
+        assert!(cat.resolve_object(&object("\"ORDERS\"")).is_none());
     }
 }
