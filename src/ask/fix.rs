@@ -1,10 +1,15 @@
 //! Repair by rewrite: problems whose fix is mechanical are fixed on the syntax tree, without the
 //! model. Each fix is proposed only when its problem was found; the pipeline keeps a fixed query
-//! only if it plans, runs and has fewer problems ([`accept`]), and records it as a `fix` step.
+//! only if it plans, runs and has fewer problems ([`accept`]), and records it as a `fix` step. A
+//! fix of a query that fails to plan which fails on a new problem is a step of a chain, whose own
+//! fixes are tried (`ask::verify::fix_mechanically`).
 //!
 //! | fix | problem | rewrite |
 //! |---|---|---|
 //! | `alias` | a column qualified with an alias whose table lacks it (`T1.order_id`, `order_id` in `T2`'s table) | the alias of the one table in scope that has it; only in a query with one scope (no subqueries), and only when exactly one table in scope has the column; when the query then ranks by an aggregate without a GROUP BY, grouped as `group_by` does, in the same fix. A run whose answer needed it and then reads nothing from a joined table ends `unverified`: the model misread the schema |
+//! | `join_in` | (also) a qualified column whose own table's keys lead to no table that has it | read through the key of another table the query reads, when exactly one places it |
+//! | `join_key` | a join condition `X.c = Y.d` where `X`'s table lacks `c` | `X.k`, where the one single-column foreign key between the two tables on `Y.d` links `X.k`; tried after `needless_join` |
+//! | `shared` | PostgreSQL: "column reference is ambiguous": an unqualified column two joined tables have | qualified with the first of them in the FROM clause, when the join conditions equate all of them on it; never over a RIGHT or FULL join |
 //! | `limit` | a LIMIT the question does not ask for (`all_rows`), or one without ORDER BY | the outer LIMIT removed |
 //! | `top_k` | "top k" asked, the query ranks (ORDER BY) but has no LIMIT | `LIMIT k` |
 //! | `nulls_last` | `null_order`: a nullable column ranked DESC holds NULLs, which PostgreSQL sorts first | `NULLS LAST` on the DESC keys without a NULLS clause |
@@ -83,6 +88,9 @@ pub fn propose(current: &Attempt, catalog: &Catalog, question: &str, constraints
             None => (moved, what),
         }));
         push("join_in", join_in(q, catalog));
+        if current.problems.iter().any(|p| p.contains("is ambiguous")) {
+            push("shared", qualify_shared(q, catalog));
+        }
         if let Some(column) = current.problems.iter().find_map(|p| missing_from_group_by(p)) {
             push("group_by", add_to_group_by(q, &column).or_else(|| group_ranked(q)));
         }
@@ -121,6 +129,10 @@ pub fn propose(current: &Attempt, catalog: &Catalog, question: &str, constraints
                 (n.without, what)
             }),
         );
+    }
+    // after the join's removal: a join the answer reads nothing from goes before its key is mended
+    if current.fails {
+        push("join_key", join_key(q, catalog));
     }
     if violated("check:both") {
         push(
@@ -222,6 +234,190 @@ fn requalify(query: &Query, catalog: &Catalog) -> Option<(Query, String)> {
     Some((apply(&moves), format!("a column qualified with the wrong table: {}", changes.join(", "))))
 }
 
+// --- shared ----------------------------------------------------------------------------------------
+
+/// An unqualified column two or more joined tables have (`COUNT(singer_id)` over `singer_in_concert
+/// JOIN singer ON singer_in_concert.singer_id = singer.singer_id`: PostgreSQL's "column reference
+/// is ambiguous"), where the join conditions equate every one of them on that column: qualified
+/// with the first of them in the FROM clause, whose value the others equal (and which a LEFT JOIN
+/// keeps). Only in a query with one scope and without RIGHT or FULL joins; a column the joins do
+/// not equate (two tables' `name`) is not for a rewrite to choose.
+fn qualify_shared(query: &Query, catalog: &Catalog) -> Option<(Query, String)> {
+    use sqlparser::ast::{BinaryOperator, JoinOperator, SelectItem};
+    let SetExpr::Select(select) = query.body.as_ref() else { return None };
+    if !one_scope(query) {
+        return None;
+    }
+    let tables = scope(&select.from, catalog)?;
+    // the FROM clause's tables in order, by the name a qualifier uses
+    let mut order: Vec<String> = Vec::new();
+    let mut equal: Vec<(String, String, String)> = Vec::new();
+    for f in &select.from {
+        for (factor, op) in std::iter::once((&f.relation, None)).chain(f.joins.iter().map(|j| (&j.relation, Some(&j.join_operator)))) {
+            if let Some(op) = op {
+                if matches!(op, JoinOperator::Right(_) | JoinOperator::RightOuter(_) | JoinOperator::FullOuter(_)) {
+                    return None;
+                }
+                if let Some(on) = crate::checks::join_condition(op) {
+                    let _ = on.visit(&mut ExprReader(|e: &Expr| {
+                        let Expr::BinaryOp { left, op: BinaryOperator::Eq, right } = e else { return };
+                        if let (Expr::CompoundIdentifier(a), Expr::CompoundIdentifier(b)) = (left.as_ref(), right.as_ref()) {
+                            if let ([qa, ca], [qb, cb]) = (a.as_slice(), b.as_slice()) {
+                                if ca.value.eq_ignore_ascii_case(&cb.value) {
+                                    equal.push((ca.value.to_lowercase(), qa.value.to_lowercase(), qb.value.to_lowercase()));
+                                }
+                            }
+                        }
+                    }));
+                }
+            }
+            let TableFactor::Table { name, alias, .. } = factor else { return None };
+            let written = alias.as_ref().map_or_else(|| catalog.resolve_object(name).map(|t| t.name.name.clone()).unwrap_or_default(), |a| a.name.value.clone());
+            order.push(written.to_lowercase());
+        }
+    }
+    let outputs: Vec<String> = select
+        .projection
+        .iter()
+        .filter_map(|i| match i {
+            SelectItem::ExprWithAlias { alias, .. } => Some(alias.value.to_lowercase()),
+            _ => None,
+        })
+        .collect();
+    // each shared column the joins equate, and the table that answers for it
+    let mut chosen: BTreeMap<String, Ident> = BTreeMap::new();
+    let mut unjoined = false;
+    let _ = query.visit(&mut ExprReader(|e: &Expr| {
+        let Expr::Identifier(c) = e else { return };
+        let column = c.value.to_lowercase();
+        if outputs.contains(&column) || chosen.contains_key(&column) {
+            return;
+        }
+        let owners: Vec<&String> = order.iter().filter(|o| tables.get(*o).is_some_and(|(_, t)| has_column(t, &column))).collect();
+        if owners.len() < 2 {
+            return;
+        }
+        // the owners connected by equalities on this column, from the first
+        let mut reached = vec![owners[0].clone()];
+        loop {
+            let before = reached.len();
+            for (_, a, b) in equal.iter().filter(|(col, _, _)| *col == column) {
+                if reached.contains(a) && !reached.contains(b) {
+                    reached.push(b.clone());
+                } else if reached.contains(b) && !reached.contains(a) {
+                    reached.push(a.clone());
+                }
+            }
+            if reached.len() == before {
+                break;
+            }
+        }
+        if owners.iter().all(|o| reached.contains(*o)) {
+            chosen.insert(column, tables[owners[0]].0.clone());
+        } else {
+            unjoined = true;
+        }
+    }));
+    if chosen.is_empty() || unjoined {
+        return None;
+    }
+    let mut fixed = query.clone();
+    let _ = VisitMut::visit(&mut fixed, &mut ExprRewriter(|e: &mut Expr| {
+        if let Expr::Identifier(c) = &*e {
+            if let Some(owner) = chosen.get(&c.value.to_lowercase()) {
+                *e = Expr::CompoundIdentifier(vec![owner.clone(), c.clone()]);
+            }
+        }
+    }));
+    let what: Vec<String> = chosen.iter().map(|(c, owner)| format!("{c} → {owner}.{c}")).collect();
+    Some((fixed, format!("a column two joined tables share, which the join makes equal, read from the first of them: {}", what.join(", "))))
+}
+
+// --- join_key --------------------------------------------------------------------------------------
+
+/// A join condition `X.c = Y.d` where `X`'s table has no column `c` and exactly one single-column
+/// foreign key links `Y.d` with `X`'s table (`Y.d` references `X.k`, or `X.k` references `Y.d`):
+/// `X.c` becomes `X.k`, the join on that key (`employee AS T1 JOIN customer AS T2 ON
+/// T1.supportrepid = T2.supportrepid`, where `customer.supportrepid REFERENCES employee
+/// (employeeid)`: `T1.employeeid`). Only in a query with one scope, and only in the condition of a
+/// join; `X.c` anywhere else in the query is the alias fix's or the join fix's.
+fn join_key(query: &Query, catalog: &Catalog) -> Option<(Query, String)> {
+    use sqlparser::ast::BinaryOperator;
+    let SetExpr::Select(select) = query.body.as_ref() else { return None };
+    if !one_scope(query) {
+        return None;
+    }
+    let tables = scope(&select.from, catalog)?;
+    let column_of = |e: &Expr| -> Option<(String, String)> {
+        let Expr::CompoundIdentifier(parts) = e else { return None };
+        let [q, c] = parts.as_slice() else { return None };
+        tables.contains_key(&q.value.to_lowercase()).then(|| (q.value.to_lowercase(), c.value.clone()))
+    };
+    // (qualifier, missing column) → the key column of that table
+    let mut moves: BTreeMap<(String, String), String> = BTreeMap::new();
+    let mut unsure = false;
+    for j in select.from.iter().flat_map(|f| &f.joins) {
+        let Some(on) = crate::checks::join_condition(&j.join_operator) else { continue };
+        let _ = on.visit(&mut ExprReader(|e: &Expr| {
+            let Expr::BinaryOp { left, op: BinaryOperator::Eq, right } = e else { return };
+            let (Some(a), Some(b)) = (column_of(left), column_of(right)) else { return };
+            for ((xq, xc), (yq, yd)) in [(&a, &b), (&b, &a)] {
+                let (x, y) = (tables[xq].1, tables[yq].1);
+                if xq == yq || has_column(x, xc) || !has_column(y, yd) {
+                    continue;
+                }
+                let keys: Vec<&String> = catalog
+                    .foreign_keys
+                    .iter()
+                    .filter(|fk| fk.from_columns.len() == 1)
+                    .filter_map(|fk| {
+                        if fk.from == y.name && fk.to == x.name && fk.from_columns[0].eq_ignore_ascii_case(yd) {
+                            Some(&fk.to_columns[0])
+                        } else if fk.from == x.name && fk.to == y.name && fk.to_columns[0].eq_ignore_ascii_case(yd) {
+                            Some(&fk.from_columns[0])
+                        } else {
+                            None
+                        }
+                    })
+                    .collect();
+                match keys.as_slice() {
+                    [k] => {
+                        moves.insert((xq.clone(), xc.to_lowercase()), (*k).clone());
+                    }
+                    _ => unsure = true,
+                }
+            }
+        }));
+    }
+    if moves.is_empty() || unsure {
+        return None;
+    }
+    let mut fixed = query.clone();
+    let SetExpr::Select(fixed_select) = fixed.body.as_mut() else { return None };
+    for j in fixed_select.from.iter_mut().flat_map(|f| f.joins.iter_mut()) {
+        let on = match &mut j.join_operator {
+            sqlparser::ast::JoinOperator::Join(sqlparser::ast::JoinConstraint::On(e))
+            | sqlparser::ast::JoinOperator::Inner(sqlparser::ast::JoinConstraint::On(e))
+            | sqlparser::ast::JoinOperator::Left(sqlparser::ast::JoinConstraint::On(e))
+            | sqlparser::ast::JoinOperator::LeftOuter(sqlparser::ast::JoinConstraint::On(e))
+            | sqlparser::ast::JoinOperator::Right(sqlparser::ast::JoinConstraint::On(e))
+            | sqlparser::ast::JoinOperator::RightOuter(sqlparser::ast::JoinConstraint::On(e))
+            | sqlparser::ast::JoinOperator::FullOuter(sqlparser::ast::JoinConstraint::On(e)) => e,
+            _ => continue,
+        };
+        let _ = VisitMut::visit(on, &mut ExprRewriter(|e: &mut Expr| {
+            let Expr::CompoundIdentifier(parts) = e else { return };
+            if let [q, c] = parts.as_mut_slice() {
+                if let Some(k) = moves.get(&(q.value.to_lowercase(), c.value.to_lowercase())) {
+                    *c = crate::sql::names::ident(k);
+                }
+            }
+        }));
+    }
+    let what: Vec<String> = moves.iter().map(|((q, c), k)| format!("{q}.{c} → {q}.{k}")).collect();
+    Some((fixed, format!("a join on a column its table lacks, joined on the foreign key between the two tables instead: {}", what.join(", "))))
+}
+
 // --- join_in ---------------------------------------------------------------------------------------
 
 /// A column no table of the query has, which exactly one table it does not read has, one foreign
@@ -277,11 +473,15 @@ fn join_in(query: &Query, catalog: &Catalog) -> Option<(Query, String)> {
         if in_scope(&column) || needs.contains_key(&(qualifier.clone(), column.clone())) {
             return;
         }
-        let anchors: Vec<&String> = match &qualifier {
-            Some(q) => vec![tables.get_key_value(q).map(|(k, _)| k).expect("in scope")],
-            None => tables.keys().collect(),
+        // a qualified column is read through its own table's keys, else (`T1.course` where
+        // `T1` is the teacher and `T2`, the bridge, has the key to the courses) through any
+        // table's, when exactly one places it
+        let placed = match &qualifier {
+            Some(q) => place(vec![tables.get_key_value(q).map(|(k, _)| k).expect("in scope")], &column)
+                .or_else(|| place(tables.keys().collect(), &column)),
+            None => place(tables.keys().collect(), &column),
         };
-        match place(anchors, &column) {
+        match placed {
             Some(p) => {
                 needs.insert((qualifier, column), p);
             }
@@ -689,6 +889,91 @@ mod tests {
     }
 
     #[test]
+    fn a_qualified_column_its_table_cannot_reach_is_read_through_the_key_of_another_table_in_scope() {
+        // the retail schema: `o.name` where orders lead to customers and coupons, neither with a
+        // `name`, and the order lines lead to the products, which have one
+        let retail = crate::testing::retail();
+        let sql = "SELECT o.status, o.name FROM sales.orders AS o JOIN sales.order_lines AS l ON o.order_id = l.order_id";
+        let a = attempt(sql, &[], &["PostgreSQL cannot plan it: column o.name does not exist"], true);
+        let proposed: Vec<_> = propose(&a, &retail, "q", &[]).into_iter().filter(|f| f.name == "join_in").map(|f| f.sql).collect();
+        assert_eq!(
+            proposed,
+            ["SELECT o.status, products.name FROM sales.orders AS o JOIN sales.order_lines AS l ON o.order_id = l.order_id JOIN catalog.products AS products ON l.product_id = products.product_id"]
+        );
+        // its own table's key comes first: `T2.name` of the orders is the customer's
+        let bookshop = bookshop();
+        let own = attempt("SELECT T1.title, T2.name FROM books AS T1 JOIN orders AS T2 ON T1.book_id = T2.order_id", &[], &["x"], true);
+        let proposed: Vec<_> = propose(&own, &bookshop, "q", &[]).into_iter().filter(|f| f.name == "join_in").map(|f| f.sql).collect();
+        assert_eq!(proposed, ["SELECT T1.title, customers.name FROM books AS T1 JOIN orders AS T2 ON T1.book_id = T2.order_id JOIN customers ON T2.customer_id = customers.customer_id"]);
+        // a column no key of the query's tables leads to: left as it is
+        let none = attempt("SELECT o.status, o.manager_id FROM sales.orders AS o JOIN sales.order_lines AS l ON o.order_id = l.order_id", &[], &["x"], true);
+        assert!(propose(&none, &retail, "q", &[]).iter().all(|f| f.name != "join_in"));
+    }
+
+    #[test]
+    fn a_join_on_a_column_its_table_lacks_is_joined_on_the_foreign_key_instead() {
+        let missing = "PostgreSQL cannot plan it: column x does not exist";
+        let join_key = |sql: &str| -> Vec<String> {
+            fixes(&attempt(sql, &[], &[missing], true), "q").into_iter().filter(|(n, _)| *n == "join_key").map(|(_, s)| s).collect()
+        };
+        // the other side references this table, from either side of the `=`
+        assert_eq!(
+            join_key("SELECT T1.city FROM customers AS T1 JOIN orders AS T2 ON T1.order_id = T2.customer_id"),
+            ["SELECT T1.city FROM customers AS T1 JOIN orders AS T2 ON T1.customer_id = T2.customer_id"]
+        );
+        assert_eq!(
+            join_key("SELECT T2.city FROM orders AS T1 JOIN customers AS T2 ON T1.customer_id = T2.order_id"),
+            ["SELECT T2.city FROM orders AS T1 JOIN customers AS T2 ON T1.customer_id = T2.customer_id"]
+        );
+        // this table references the other side's key
+        assert_eq!(
+            join_key("SELECT T1.title FROM books AS T1 JOIN authors AS T2 ON T1.writer_id = T2.author_id WHERE T2.country = 'Peru'"),
+            ["SELECT T1.title FROM books AS T1 JOIN authors AS T2 ON T1.author_id = T2.author_id WHERE T2.country = 'Peru'"]
+        );
+        // no key between them on that column, or the column the other side lacks too: no guess
+        assert!(join_key("SELECT T1.city FROM customers AS T1 JOIN orders AS T2 ON T1.order_id = T2.ordered_on").is_empty());
+        assert!(join_key("SELECT T2.title FROM authors AS T1 JOIN books AS T2 ON T1.book_id = T2.book_id").is_empty());
+        assert!(join_key("SELECT T1.city FROM customers AS T1 JOIN orders AS T2 ON T1.order_id = T2.customer_no").is_empty());
+        // a query that runs is never rejoined
+        let runs = attempt("SELECT T1.city FROM customers AS T1 JOIN orders AS T2 ON T1.order_id = T2.customer_id", &[], &["x"], false);
+        assert!(fixes(&runs, "q").iter().all(|(n, _)| *n != "join_key"));
+    }
+
+    #[test]
+    fn a_column_two_joined_tables_share_is_read_from_the_first_when_the_join_makes_them_equal() {
+        let retail = crate::testing::retail();
+        let ambiguous = |c: &str| format!("PostgreSQL cannot plan it: column reference \"{c}\" is ambiguous");
+        let shared = |sql: &str, problem: &str| -> Vec<String> {
+            propose(&attempt(sql, &[], &[problem], true), &retail, "q", &[]).into_iter().filter(|f| f.name == "shared").map(|f| f.sql).collect()
+        };
+        // mixed-case quoted names, an inner join and a LEFT JOIN: the first table's column
+        for (join, expected) in [("JOIN", "JOIN"), ("LEFT JOIN", "LEFT JOIN")] {
+            let sql = format!("SELECT \"CustomerID\", COUNT(order_id) FROM sales.\"Customers\" AS c {join} sales.orders AS o ON c.\"CustomerID\" = o.\"CustomerID\" GROUP BY \"CustomerID\"");
+            assert_eq!(
+                shared(&sql, &ambiguous("CustomerID")),
+                [format!("SELECT c.\"CustomerID\", COUNT(order_id) FROM sales.\"Customers\" AS c {expected} sales.orders AS o ON c.\"CustomerID\" = o.\"CustomerID\" GROUP BY c.\"CustomerID\"")]
+            );
+        }
+        // three tables, equated in a chain
+        let sql = "SELECT order_id, COUNT(*) FROM sales.orders AS o JOIN sales.order_lines AS l ON o.order_id = l.order_id GROUP BY order_id";
+        assert_eq!(
+            shared(sql, &ambiguous("order_id")),
+            ["SELECT o.order_id, COUNT(*) FROM sales.orders AS o JOIN sales.order_lines AS l ON o.order_id = l.order_id GROUP BY o.order_id"]
+        );
+        // the same name the join does not equate, a RIGHT JOIN, a subquery: not for a rewrite
+        let bookshop = bookshop();
+        let not_equated = attempt("SELECT name FROM authors JOIN customers ON authors.author_id = customers.customer_id", &[], &[&ambiguous("name")], true);
+        assert!(propose(&not_equated, &bookshop, "q", &[]).iter().all(|f| f.name != "shared"));
+        let right = "SELECT \"CustomerID\" FROM sales.\"Customers\" AS c RIGHT JOIN sales.orders AS o ON c.\"CustomerID\" = o.\"CustomerID\"";
+        assert!(shared(right, &ambiguous("CustomerID")).is_empty());
+        let nested = "SELECT \"CustomerID\" FROM sales.\"Customers\" AS c JOIN sales.orders AS o ON c.\"CustomerID\" = o.\"CustomerID\" WHERE o.total > (SELECT AVG(total) FROM sales.orders)";
+        assert!(shared(nested, &ambiguous("CustomerID")).is_empty());
+        // only for the ambiguity PostgreSQL reported
+        let sql = "SELECT \"CustomerID\" FROM sales.\"Customers\" AS c JOIN sales.orders AS o ON c.\"CustomerID\" = o.\"CustomerID\"";
+        assert!(shared(sql, "PostgreSQL cannot plan it: column x does not exist").is_empty());
+    }
+
+    #[test]
     fn a_missing_column_is_not_guessed_when_no_key_or_two_keys_or_a_key_from_the_other_side_would_lead_to_it() {
         let missing = "PostgreSQL cannot plan it: column \"x\" does not exist";
         for sql in [
@@ -753,7 +1038,10 @@ mod tests {
         let sql = "SELECT T1.name FROM authors AS T1 JOIN books AS T2 ON T1.author_id = T2.writer_id WHERE T1.country = 'Peru'";
         let removed = [("needless_join", "SELECT T1.name FROM authors AS T1 WHERE T1.country = 'Peru'".to_string())];
         // the join condition names a column books lacks: the query fails, the removal is tried
-        assert_eq!(fixes(&attempt(sql, &[], &["column t2.writer_id does not exist"], true), "Which authors are from Peru?"), removed);
+        // first, then the join on the key
+        let failing = fixes(&attempt(sql, &[], &["column t2.writer_id does not exist"], true), "Which authors are from Peru?");
+        assert_eq!(failing[..1], removed);
+        assert_eq!(failing[1].0, "join_key");
         // a query that runs: only when the data showed the join changes the rows
         assert!(fixes(&attempt(sql, &["x"], &["x"], false), "Which authors are from Peru?").is_empty());
         assert_eq!(fixes(&attempt(sql, &["check:needless_join"], &["x"], false), "Which authors are from Peru?"), removed);

@@ -1588,3 +1588,45 @@ fn a_tie_between_schemas_is_settled_by_a_value_only_one_of_them_stores_and_the_c
     let _ = run(&mut db, &mut ScriptedModel::new(vec![sql_reply("SELECT count(*) FROM countries")]), question, json!({"probe": false, "refuse": false, "values": false}));
     assert!(db.value_searches.is_empty());
 }
+
+// --- the fix stage ---------------------------------------------------------------------------
+
+#[test]
+fn a_query_that_fails_on_two_names_is_fixed_in_a_chain_of_two_fixes() {
+    use super::verify::{fix_mechanically, verify};
+    // the retail schema: `l.status` is the order's (the alias fix), and `o.name` the product's,
+    // which the order lines' key leads to (the join fix); each fix alone fails on the other name
+    let mut db = ScriptedDb { catalog: crate::testing::retail(), ..Default::default() }
+        .plan_fails("l.status", "column l.status does not exist")
+        .plan_fails("o.name", "column o.name does not exist");
+    let catalog = db.catalog.clone();
+    let sql = "SELECT l.status, o.name FROM sales.orders AS o JOIN sales.order_lines AS l ON o.order_id = l.order_id";
+    let verified = verify(&mut db, sql, &[], &catalog, "q");
+    assert!(verified.attempt.fails);
+    let mut tried = Vec::new();
+    let (standing, _) = fix_mechanically(&mut db, verified, &[], &catalog, "q", &mut |f| {
+        tried.push((f.name, f.kept, f.detail));
+        Ok(())
+    })
+    .unwrap();
+    assert!(!standing.fails, "{tried:?}");
+    assert_eq!(
+        standing.sql,
+        "SELECT o.status, products.name FROM sales.orders AS o JOIN sales.order_lines AS l ON o.order_id = l.order_id JOIN catalog.products AS products ON l.product_id = products.product_id"
+    );
+    let names: Vec<(&str, bool)> = tried.iter().map(|(n, k, _)| (*n, *k)).collect();
+    assert_eq!(names, [("alias", false), ("join_in", false), ("join_in", true)], "{tried:?}");
+    assert!(tried[0].2.contains("its own fixes are tried"), "{}", tried[0].2);
+    assert!(tried[2].2.starts_with("a column qualified with the wrong table: l.status → o.status, then a column the query's tables lack"), "{}", tried[2].2);
+
+    // a fix that fails on the problem it had is no step: the chain stops, nothing is kept
+    let mut db = ScriptedDb { catalog: crate::testing::retail(), ..Default::default() }.plan_fails("sales", "permission denied for schema sales");
+    let verified = verify(&mut db, sql, &[], &catalog, "q");
+    let mut kept = 0;
+    let (standing, _) = fix_mechanically(&mut db, verified, &[], &catalog, "q", &mut |f| {
+        kept += f.kept as usize;
+        Ok(())
+    })
+    .unwrap();
+    assert!(standing.fails && kept == 0 && standing.sql == sql);
+}

@@ -342,8 +342,9 @@ pub struct FixStep {
 
 /// Mechanical repairs (`ask::fix`) of a verified query, without the model: each proposed fix is
 /// verified, and the first that runs with fewer problems replaces the query; then the fixes of the
-/// new query, at most [`FIX_ROUNDS`] rounds. Every fix tried is reported to `step`. Returns the
-/// query that stands and whether its result is empty.
+/// new query, at most [`FIX_ROUNDS`] rounds. A query that fails to plan may need fixes in a chain
+/// ([`FIX_CHAIN`]). Every fix tried is reported to `step`. Returns the query that stands and
+/// whether its result is empty.
 pub fn fix_mechanically<D: Database + ?Sized>(
     db: &mut D,
     verified: Verified,
@@ -353,34 +354,85 @@ pub fn fix_mechanically<D: Database + ?Sized>(
     step: &mut dyn FnMut(FixStep) -> Result<()>,
 ) -> Result<(Attempt, bool)> {
     let Verified { attempt: mut current, mut empty, literal_fix: mut literal, .. } = verified;
+    let fixing = Fixing { constraints, catalog, question };
     for _ in 0..FIX_ROUNDS {
         if current.is_clean() {
             break;
         }
-        let mut improved = false;
-        let mut proposed = fix::propose(&current, catalog, question, constraints);
-        proposed.extend(literal.take());
+        let mut seen = vec![current.problems.clone()];
+        match fixing.first_kept(db, &current, literal.take(), FIX_CHAIN, &mut seen, &[], step)? {
+            Some(fixed) => (current, empty, literal) = (fixed.attempt, fixed.empty, fixed.literal_fix),
+            None => break,
+        }
+    }
+    Ok((current, empty))
+}
+
+/// How many fixes that still fail may stand between a query that fails to plan and one that
+/// runs. PostgreSQL reports one planning error at a time, so a query with two wrong names fails
+/// on the second once the first is fixed: `SELECT T2.name, T1.course FROM teacher AS T1 JOIN
+/// course_arrange AS T2 …` fails on `T2.name`, requalified to `T1.name` it fails on `T1.course`,
+/// which the table `course_arrange`'s key leads to. A fix that fails on a problem the chain has
+/// already met is no step forward.
+const FIX_CHAIN: usize = 2;
+
+/// What every fix of one question is judged against.
+struct Fixing<'a> {
+    constraints: &'a [Constraint],
+    catalog: &'a Catalog,
+    question: &'a str,
+}
+
+impl Fixing<'_> {
+    /// The first proposed fix of `current` (and `extra`, the `literal` fix) that [`fix::accept`]
+    /// keeps, verified; when `current` fails to plan and no fix makes it run, the fixes of each
+    /// fix that fails on a new problem, `depth` steps deep. `before` is what the chain fixed so far.
+    #[allow(clippy::too_many_arguments)]
+    fn first_kept<D: Database + ?Sized>(
+        &self,
+        db: &mut D,
+        current: &Attempt,
+        extra: Option<fix::Fix>,
+        depth: usize,
+        seen: &mut Vec<Vec<String>>,
+        before: &[String],
+        step: &mut dyn FnMut(FixStep) -> Result<()>,
+    ) -> Result<Option<Verified>> {
+        let mut proposed = fix::propose(current, self.catalog, self.question, self.constraints);
+        proposed.extend(extra);
+        let mut stones = Vec::new();
         for f in proposed {
-            let fixed = verify(db, &f.sql, constraints, catalog, question);
-            let kept = fix::accept(&current, &fixed.attempt);
+            let fixed = verify(db, &f.sql, self.constraints, self.catalog, self.question);
+            let kept = fix::accept(current, &fixed.attempt);
+            let what = if before.is_empty() { f.what.clone() } else { format!("{}, then {}", before.join(", then "), f.what) };
+            let stone = !kept && current.fails && fixed.attempt.fails && depth > 0 && !seen.contains(&fixed.attempt.problems);
             let detail = if kept {
-                format!("{}; now: {}", f.what, fixed.summary())
+                format!("{what}; now: {}", fixed.summary())
+            } else if stone {
+                format!("{what}: not kept alone (it fails next on another problem: {}); its own fixes are tried", fixed.summary())
             } else {
-                format!("{}: not kept ({})", f.what, fixed.summary())
+                format!("{what}: not kept ({})", fixed.summary())
             };
             let mut data = fixed.data.clone();
             data["fix"] = f.name.into();
             step(FixStep { name: f.name, sql: f.sql, kept, detail, data })?;
             if kept {
-                (current, empty, literal, improved) = (fixed.attempt, fixed.empty, fixed.literal_fix, true);
-                break;
+                return Ok(Some(fixed));
+            }
+            if stone {
+                seen.push(fixed.attempt.problems.clone());
+                stones.push((f.what, fixed));
             }
         }
-        if !improved {
-            break;
+        for (what, stone) in stones {
+            let chain: Vec<String> = before.iter().cloned().chain(std::iter::once(what)).collect();
+            let literal = stone.literal_fix.clone();
+            if let Some(fixed) = self.first_kept(db, &stone.attempt, literal, depth - 1, seen, &chain, step)? {
+                return Ok(Some(fixed));
+            }
         }
+        Ok(None)
     }
-    Ok((current, empty))
 }
 
 impl<D: Database + ?Sized, M: Model + ?Sized> Ask<'_, '_, D, M> {
