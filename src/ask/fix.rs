@@ -9,6 +9,7 @@
 //! | `alias` | a column qualified with an alias whose table lacks it (`T1.order_id`, `order_id` in `T2`'s table) | the alias of the one table in scope that has it; only in a query with one scope (no subqueries), and only when exactly one table in scope has the column; when the query then ranks by an aggregate without a GROUP BY, grouped as `group_by` does, in the same fix. A run whose answer needed it and then reads nothing from a joined table ends `unverified`: the model misread the schema |
 //! | `join_in` | (also) a qualified column whose own table's keys lead to no table that has it | read through the key of another table the query reads, when exactly one places it |
 //! | `join_key` | a join condition `X.c = Y.d` where `X`'s table lacks `c` | `X.k`, where the one single-column foreign key between the two tables on `Y.d` links `X.k`; tried after `needless_join` |
+//! | `numeric_text` | PostgreSQL: "operator does not exist: text > integer": a column stored as text compared with a number | the column cast to `NUMERIC`, when every table the query reads that has it stores it as text |
 //! | `shared` | PostgreSQL: "column reference is ambiguous": an unqualified column two joined tables have | qualified with the first of them in the FROM clause, when the join conditions equate all of them on it; never over a RIGHT or FULL join |
 //! | `limit` | a LIMIT the question does not ask for (`all_rows`), or one without ORDER BY | the outer LIMIT removed |
 //! | `top_k` | "top k" asked, the query ranks (ORDER BY) but has no LIMIT | `LIMIT k` |
@@ -88,6 +89,9 @@ pub fn propose(current: &Attempt, catalog: &Catalog, question: &str, constraints
             None => (moved, what),
         }));
         push("join_in", join_in(q, catalog));
+        if current.problems.iter().any(|p| p.contains("operator does not exist:") && (p.contains("text") || p.contains("character varying"))) {
+            push("numeric_text", numeric_text(q, catalog));
+        }
         if current.problems.iter().any(|p| p.contains("is ambiguous")) {
             push("shared", qualify_shared(q, catalog));
         }
@@ -168,6 +172,20 @@ fn has_column(t: &Table, column: &str) -> bool {
     t.columns.iter().any(|c| c.name.eq_ignore_ascii_case(column))
 }
 
+/// The names a query block gives its outputs (`AS n`), lower-cased: an ORDER BY that names one
+/// names no column.
+fn output_aliases(select: &sqlparser::ast::Select) -> Vec<String> {
+    use sqlparser::ast::SelectItem;
+    select
+        .projection
+        .iter()
+        .filter_map(|i| match i {
+            SelectItem::ExprWithAlias { alias, .. } => Some(alias.value.to_lowercase()),
+            _ => None,
+        })
+        .collect()
+}
+
 /// Counts the query blocks of a statement.
 struct Blocks(usize);
 
@@ -243,7 +261,7 @@ fn requalify(query: &Query, catalog: &Catalog) -> Option<(Query, String)> {
 /// keeps). Only in a query with one scope and without RIGHT or FULL joins; a column the joins do
 /// not equate (two tables' `name`) is not for a rewrite to choose.
 fn qualify_shared(query: &Query, catalog: &Catalog) -> Option<(Query, String)> {
-    use sqlparser::ast::{BinaryOperator, JoinOperator, SelectItem};
+    use sqlparser::ast::{BinaryOperator, JoinOperator};
     let SetExpr::Select(select) = query.body.as_ref() else { return None };
     if !one_scope(query) {
         return None;
@@ -276,14 +294,7 @@ fn qualify_shared(query: &Query, catalog: &Catalog) -> Option<(Query, String)> {
             order.push(written.to_lowercase());
         }
     }
-    let outputs: Vec<String> = select
-        .projection
-        .iter()
-        .filter_map(|i| match i {
-            SelectItem::ExprWithAlias { alias, .. } => Some(alias.value.to_lowercase()),
-            _ => None,
-        })
-        .collect();
+    let outputs = output_aliases(select);
     // each shared column the joins equate, and the table that answers for it
     let mut chosen: BTreeMap<String, Ident> = BTreeMap::new();
     let mut unjoined = false;
@@ -331,6 +342,60 @@ fn qualify_shared(query: &Query, catalog: &Catalog) -> Option<(Query, String)> {
     }));
     let what: Vec<String> = chosen.iter().map(|(c, owner)| format!("{c} → {owner}.{c}")).collect();
     Some((fixed, format!("a column two joined tables share, which the join makes equal, read from the first of them: {}", what.join(", "))))
+}
+
+// --- numeric_text ----------------------------------------------------------------------------------
+
+/// PostgreSQL: "operator does not exist: text > integer": a column stored as text compared with a
+/// number (`age > 50` where `host.age` is text): the column cast to `numeric` (`CAST(age AS
+/// NUMERIC) > 50`), compared as the number it holds. Only a column that every table the query
+/// reads and that has it stores as text; a stored value that is no number makes the fixed query
+/// fail, and then it is not kept.
+fn numeric_text(query: &Query, catalog: &Catalog) -> Option<(Query, String)> {
+    use sqlparser::ast::{BinaryOperator, Value};
+    let tables: Vec<&Table> = crate::select::rewrite::base_relations(query).iter().filter_map(|n| catalog.resolve_object(n)).collect();
+    let text_only = |e: &Expr| -> Option<String> {
+        let name = match e {
+            Expr::Identifier(c) => c,
+            Expr::CompoundIdentifier(parts) => parts.last()?,
+            _ => return None,
+        };
+        let owners: Vec<&crate::catalog::Column> = tables.iter().filter_map(|t| t.columns.iter().find(|c| c.name.eq_ignore_ascii_case(&name.value))).collect();
+        (!owners.is_empty() && owners.iter().all(|c| crate::checks::literals::is_text(&c.type_name))).then(|| e.to_string())
+    };
+    let number = |e: &Expr| match e {
+        Expr::Value(v) => matches!(v.value, Value::Number(..)),
+        Expr::UnaryOp { expr, .. } => matches!(expr.as_ref(), Expr::Value(v) if matches!(v.value, Value::Number(..))),
+        _ => false,
+    };
+    let as_number = |column: &str| -> Option<Expr> {
+        sqlparser::parser::Parser::new(&sqlparser::dialect::PostgreSqlDialect {}).try_with_sql(&format!("CAST({column} AS NUMERIC)")).ok()?.parse_expr().ok()
+    };
+    let mut cast: Vec<String> = Vec::new();
+    let mut fixed = query.clone();
+    let _ = VisitMut::visit(&mut fixed, &mut ExprRewriter(|e: &mut Expr| {
+        let Expr::BinaryOp { left, op, right } = e else { return };
+        if !matches!(op, BinaryOperator::Gt | BinaryOperator::Lt | BinaryOperator::GtEq | BinaryOperator::LtEq | BinaryOperator::Eq | BinaryOperator::NotEq) {
+            return;
+        }
+        let (left_number, right_number) = (number(left), number(right));
+        for (side, other_is_number) in [(&mut **left, right_number), (&mut **right, left_number)] {
+            if !other_is_number {
+                continue;
+            }
+            if let Some(column) = text_only(side) {
+                if let Some(numeric) = as_number(&column) {
+                    *side = numeric;
+                    cast.push(column);
+                }
+            }
+        }
+    }));
+    if cast.is_empty() {
+        return None;
+    }
+    cast.dedup();
+    Some((fixed, format!("a column stored as text compared with a number, read as the number it holds: {}", cast.join(", "))))
 }
 
 // --- join_key --------------------------------------------------------------------------------------
@@ -395,16 +460,7 @@ fn join_key(query: &Query, catalog: &Catalog) -> Option<(Query, String)> {
     let mut fixed = query.clone();
     let SetExpr::Select(fixed_select) = fixed.body.as_mut() else { return None };
     for j in fixed_select.from.iter_mut().flat_map(|f| f.joins.iter_mut()) {
-        let on = match &mut j.join_operator {
-            sqlparser::ast::JoinOperator::Join(sqlparser::ast::JoinConstraint::On(e))
-            | sqlparser::ast::JoinOperator::Inner(sqlparser::ast::JoinConstraint::On(e))
-            | sqlparser::ast::JoinOperator::Left(sqlparser::ast::JoinConstraint::On(e))
-            | sqlparser::ast::JoinOperator::LeftOuter(sqlparser::ast::JoinConstraint::On(e))
-            | sqlparser::ast::JoinOperator::Right(sqlparser::ast::JoinConstraint::On(e))
-            | sqlparser::ast::JoinOperator::RightOuter(sqlparser::ast::JoinConstraint::On(e))
-            | sqlparser::ast::JoinOperator::FullOuter(sqlparser::ast::JoinConstraint::On(e)) => e,
-            _ => continue,
-        };
+        let Some(on) = crate::checks::join_condition_mut(&mut j.join_operator) else { continue };
         let _ = VisitMut::visit(on, &mut ExprRewriter(|e: &mut Expr| {
             let Expr::CompoundIdentifier(parts) = e else { return };
             if let [q, c] = parts.as_mut_slice() {
@@ -435,14 +491,7 @@ fn join_in(query: &Query, catalog: &Catalog) -> Option<(Query, String)> {
     }
     let tables = scope(&select.from, catalog)?;
     let read: Vec<&crate::catalog::RelName> = tables.values().map(|(_, t)| &t.name).collect();
-    let outputs: Vec<String> = select
-        .projection
-        .iter()
-        .filter_map(|i| match i {
-            SelectItem::ExprWithAlias { alias, .. } => Some(alias.value.to_lowercase()),
-            _ => None,
-        })
-        .collect();
+    let outputs = output_aliases(select);
     let in_scope = |column: &str| tables.values().any(|(_, t)| has_column(t, column));
     // the table a missing column is read from: (anchor's scope key, key, table)
     let place = |anchors: Vec<&String>, column: &str| -> Option<(String, &crate::catalog::ForeignKey)> {
@@ -937,6 +986,27 @@ mod tests {
         // a query that runs is never rejoined
         let runs = attempt("SELECT T1.city FROM customers AS T1 JOIN orders AS T2 ON T1.order_id = T2.customer_id", &[], &["x"], false);
         assert!(fixes(&runs, "q").iter().all(|(n, _)| *n != "join_key"));
+    }
+
+    #[test]
+    fn a_text_column_compared_with_a_number_is_read_as_a_number() {
+        let mismatch = "PostgreSQL cannot plan it: operator does not exist: text > integer";
+        let numeric = |sql: &str, problem: &str| -> Vec<String> {
+            fixes(&attempt(sql, &[], &[problem], true), "q").into_iter().filter(|(n, _)| *n == "numeric_text").map(|(_, s)| s).collect()
+        };
+        // in a subquery, qualified or not, either side of the comparison
+        assert_eq!(
+            numeric("SELECT title FROM books WHERE author_id IN (SELECT author_id FROM authors WHERE country > 50)", mismatch),
+            ["SELECT title FROM books WHERE author_id IN (SELECT author_id FROM authors WHERE CAST(country AS NUMERIC) > 50)"]
+        );
+        assert_eq!(
+            numeric("SELECT T1.name FROM customers AS T1 WHERE 3 <= T1.city AND T1.city <> -1", mismatch),
+            ["SELECT T1.name FROM customers AS T1 WHERE 3 <= CAST(T1.city AS NUMERIC) AND CAST(T1.city AS NUMERIC) <> -1"]
+        );
+        // a number column, a text compared with text, another failure: not this fix
+        assert!(numeric("SELECT title FROM books WHERE price > 50", mismatch).is_empty());
+        assert!(numeric("SELECT name FROM authors WHERE country > 'M'", mismatch).is_empty());
+        assert!(numeric("SELECT name FROM authors WHERE country > 50", "PostgreSQL cannot plan it: column x does not exist").is_empty());
     }
 
     #[test]

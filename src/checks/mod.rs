@@ -337,6 +337,20 @@ pub(crate) fn join_condition(op: &JoinOperator) -> Option<&Expr> {
     }
 }
 
+/// [`join_condition`], to rewrite.
+pub(crate) fn join_condition_mut(op: &mut JoinOperator) -> Option<&mut Expr> {
+    match op {
+        JoinOperator::Join(JoinConstraint::On(e))
+        | JoinOperator::Inner(JoinConstraint::On(e))
+        | JoinOperator::Left(JoinConstraint::On(e))
+        | JoinOperator::LeftOuter(JoinConstraint::On(e))
+        | JoinOperator::Right(JoinConstraint::On(e))
+        | JoinOperator::RightOuter(JoinConstraint::On(e))
+        | JoinOperator::FullOuter(JoinConstraint::On(e)) => Some(e),
+        _ => None,
+    }
+}
+
 fn check_joins(select: &Select, catalog: &Catalog, out: &mut Vec<Finding>) {
     let aliases = aliases(select, catalog);
     for t in &select.from {
