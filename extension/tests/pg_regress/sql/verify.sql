@@ -157,6 +157,17 @@ SELECT step, stage, fix, kept, sql FROM nl2sql_fix('How many orders did customer
 -- customers has no key to orders: a column of orders is not guessed from customers' side
 SELECT step, stage, fix, kept, sql FROM nl2sql_fix('What did customers from Paris spend?',
     'SELECT sum(amount) FROM customers WHERE city = ''Paris''');
+-- a join on a column customers lacks: joined on the foreign key between the two tables instead
+SELECT step, stage, fix, kept, sql FROM nl2sql_fix('What did customers from Paris spend?',
+    'SELECT sum(o.amount) FROM customers AS c JOIN orders AS o ON c.order_id = o.customer_id WHERE c.city = ''Paris''');
+-- a column both tables have, which the join makes equal: PostgreSQL calls it ambiguous; read from the first
+SELECT step, stage, fix, kept, sql FROM nl2sql_fix('How many orders did each customer place?',
+    'SELECT customer_id, count(*) FROM customers AS c JOIN orders AS o ON c.customer_id = o.customer_id GROUP BY customer_id');
+-- two wrong names, one error at a time: PostgreSQL reports the join's column first, so the alias fix alone
+-- fails as the query did and is dropped; the join fix alone fails on the other name, so it is a step, and
+-- the alias fix on top of it is kept
+SELECT step, stage, fix, kept, sql FROM nl2sql_fix('Which customers placed orders over 40?',
+    'SELECT DISTINCT o.name FROM customers AS c JOIN orders AS o ON c.order_id = o.customer_id WHERE o.amount > 40');
 -- nothing to fix: one row, the query itself
 SELECT step, stage, fix, kept, sql FROM nl2sql_fix('How many customers are there?', 'SELECT count(*) FROM customers');
 SELECT * FROM show_error($$SELECT * FROM nl2sql_fix('How many orders?', 'SELEC 1')$$);
