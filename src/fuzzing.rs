@@ -169,6 +169,10 @@ fn database(catalog: Catalog, seed: u8) -> ScriptedDb {
     if flag(6) {
         db = db.answer("SELECT", rows(&["a", "b"], json!([[null, null]])));
     }
+    if flag(7) {
+        // a second failure behind the first, so that a fix of one is a step of a chain
+        db = db.plan_fails("T2.", "column t2.y does not exist").plan_fails("CAST(", "operator does not exist: text > integer");
+    }
     db
 }
 
@@ -187,13 +191,13 @@ pub fn fix(question: &str, sql: &str, seed: u8) {
         .iter()
         .map(|s| s.to_string())
         .collect();
-        for fails in [false, true] {
-            let attempt = Attempt {
-                sql: sql.to_string(),
-                violated: every.clone(),
-                problems: vec!["running it failed: column \"books.title\" must appear in the GROUP BY clause or be used in an aggregate function".into()],
-                fails,
-            };
+        let failures = [
+            "running it failed: column \"books.title\" must appear in the GROUP BY clause or be used in an aggregate function",
+            "PostgreSQL cannot plan it: column reference \"author_id\" is ambiguous",
+            "PostgreSQL cannot plan it: operator does not exist: text > integer",
+        ];
+        for (fails, problem) in [(false, failures[0]), (true, failures[0]), (true, failures[1]), (true, failures[2])] {
+            let attempt = Attempt { sql: sql.to_string(), violated: every.clone(), problems: vec![problem.into()], fails };
             for f in crate::ask::fix::propose(&attempt, &catalog, question, &found) {
                 // a proposal is SQL the gate accepts
                 assert!(crate::sql::check_query(&f.sql).is_ok(), "a fix proposed SQL the gate refuses: {}", f.sql);

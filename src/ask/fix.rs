@@ -7,7 +7,7 @@
 //! | fix | problem | rewrite |
 //! |---|---|---|
 //! | `alias` | a column qualified with an alias whose table lacks it (`T1.order_id`, `order_id` in `T2`'s table) | the alias of the one table in scope that has it; only in a query with one scope (no subqueries), and only when exactly one table in scope has the column; when the query then ranks by an aggregate without a GROUP BY, grouped as `group_by` does, in the same fix. A run whose answer needed it and then reads nothing from a joined table ends `unverified`: the model misread the schema |
-//! | `join_in` | (also) a qualified column whose own table's keys lead to no table that has it | read through the key of another table the query reads, when exactly one places it |
+//! | `join_in` | (also) a qualified column whose own table's keys lead to no table that has it, or whose qualifier the FROM clause does not define | read through the key of another table the query reads, when exactly one places it (to the table the qualifier names, when it names one) |
 //! | `join_key` | a join condition `X.c = Y.d` where `X`'s table lacks `c` | `X.k`, where the one single-column foreign key between the two tables on `Y.d` links `X.k`; tried after `needless_join` |
 //! | `numeric_text` | PostgreSQL: "operator does not exist: text > integer": a column stored as text compared with a number | the column cast to `NUMERIC`, when every table the query reads that has it stores it as text |
 //! | `shared` | PostgreSQL: "column reference is ambiguous": an unqualified column two joined tables have | qualified with the first of them in the FROM clause, when the join conditions equate all of them on it; never over a RIGHT or FULL join |
@@ -514,7 +514,7 @@ fn join_in(query: &Query, catalog: &Catalog) -> Option<(Query, String)> {
         let (qualifier, column) = match e {
             Expr::Identifier(c) if !outputs.contains(&c.value.to_lowercase()) => (None, c.value.to_lowercase()),
             Expr::CompoundIdentifier(parts) => match parts.as_slice() {
-                [q, c] if tables.contains_key(&q.value.to_lowercase()) => (Some(q.value.to_lowercase()), c.value.to_lowercase()),
+                [q, c] => (Some(q.value.to_lowercase()), c.value.to_lowercase()),
                 _ => return,
             },
             _ => return,
@@ -524,10 +524,12 @@ fn join_in(query: &Query, catalog: &Catalog) -> Option<(Query, String)> {
         }
         // a qualified column is read through its own table's keys, else (`T1.course` where
         // `T1` is the teacher and `T2`, the bridge, has the key to the courses) through any
-        // table's, when exactly one places it
-        let placed = match &qualifier {
-            Some(q) => place(vec![tables.get_key_value(q).map(|(k, _)| k).expect("in scope")], &column)
-                .or_else(|| place(tables.keys().collect(), &column)),
+        // table's, when exactly one places it; a qualifier the FROM clause does not define
+        // (PostgreSQL: "missing FROM-clause entry"), through any table's, and when it names a
+        // table, only to that table
+        let placed = match qualifier.as_deref().map(|q| (q, tables.get_key_value(q))) {
+            Some((_, Some((own, _)))) => place(vec![own], &column).or_else(|| place(tables.keys().collect(), &column)),
+            Some((q, None)) => place(tables.keys().collect(), &column).filter(|(_, fk)| catalog.resolve(None, q).is_none_or(|t| t.name == fk.to)),
             None => place(tables.keys().collect(), &column),
         };
         match placed {
@@ -954,6 +956,16 @@ mod tests {
         let own = attempt("SELECT T1.title, T2.name FROM books AS T1 JOIN orders AS T2 ON T1.book_id = T2.order_id", &[], &["x"], true);
         let proposed: Vec<_> = propose(&own, &bookshop, "q", &[]).into_iter().filter(|f| f.name == "join_in").map(|f| f.sql).collect();
         assert_eq!(proposed, ["SELECT T1.title, customers.name FROM books AS T1 JOIN orders AS T2 ON T1.book_id = T2.order_id JOIN customers ON T2.customer_id = customers.customer_id"]);
+        // a qualifier the FROM clause does not define: an alias the model never wrote, or a table it did not join
+        let undefined = attempt("SELECT b.title, a.country FROM books AS b WHERE b.price > 10", &[], &["PostgreSQL cannot plan it: missing FROM-clause entry for table \"a\""], true);
+        let proposed: Vec<_> = propose(&undefined, &bookshop, "q", &[]).into_iter().filter(|f| f.name == "join_in").map(|f| f.sql).collect();
+        assert_eq!(proposed, ["SELECT b.title, authors.country FROM books AS b JOIN authors ON b.author_id = authors.author_id WHERE b.price > 10"]);
+        let table = attempt("SELECT o.ordered_on FROM orders AS o WHERE customers.city = 'Lima'", &[], &["x"], true);
+        let proposed: Vec<_> = propose(&table, &bookshop, "q", &[]).into_iter().filter(|f| f.name == "join_in").map(|f| f.sql).collect();
+        assert_eq!(proposed, ["SELECT o.ordered_on FROM orders AS o JOIN customers ON o.customer_id = customers.customer_id WHERE customers.city = 'Lima'"]);
+        // a table named that the key does not lead to: no guess (books lead to authors, not customers)
+        let wrong = attempt("SELECT b.title FROM books AS b WHERE customers.name = 'Ann'", &[], &["x"], true);
+        assert!(propose(&wrong, &bookshop, "q", &[]).iter().all(|f| f.name != "join_in"));
         // a column no key of the query's tables leads to: left as it is
         let none = attempt("SELECT o.status, o.manager_id FROM sales.orders AS o JOIN sales.order_lines AS l ON o.order_id = l.order_id", &[], &["x"], true);
         assert!(propose(&none, &retail, "q", &[]).iter().all(|f| f.name != "join_in"));
