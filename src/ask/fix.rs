@@ -84,11 +84,16 @@ pub fn propose(current: &Attempt, catalog: &Catalog, question: &str, constraints
     if current.fails {
         // a requalified query that ranks groups it does not form fails next on its GROUP BY:
         // both rewrites go together, since neither alone makes it run
-        push("alias", requalify(q, catalog).map(|(moved, what)| match group_ranked(&moved) {
-            Some((grouped, how)) => (grouped, format!("{what}; {how}")),
-            None => (moved, what),
-        }));
-        push("join_in", join_in(q, catalog));
+        push(
+            "alias",
+            each_block(q, |b| {
+                requalify(b, catalog).map(|(moved, what)| match group_ranked(&moved) {
+                    Some((grouped, how)) => (grouped, format!("{what}; {how}")),
+                    None => (moved, what),
+                })
+            }),
+        );
+        push("join_in", each_block(q, |b| join_in(b, catalog)));
         if current.problems.iter().any(|p| p.contains("operator does not exist:") && (p.contains("text") || p.contains("character varying"))) {
             push("numeric_text", numeric_text(q, catalog));
         }
@@ -152,6 +157,47 @@ pub fn propose(current: &Attempt, catalog: &Catalog, question: &str, constraints
 }
 
 // --- alias -----------------------------------------------------------------------------------------
+
+/// A fix of one query block, applied to each block of a set operation too (`… EXCEPT …`,
+/// `… INTERSECT …`: each block is its own scope, and the model often repeats one wrong name in
+/// every block): the blocks it fixes are replaced, the others stay. Only blocks that are plain
+/// SELECTs; the set operation's own ORDER BY and LIMIT stay as they are.
+fn each_block(query: &Query, fix: impl Fn(&Query) -> Option<(Query, String)>) -> Option<(Query, String)> {
+    fn blocks<'q>(e: &'q mut SetExpr, out: &mut Vec<&'q mut Box<sqlparser::ast::Select>>) -> bool {
+        match e {
+            SetExpr::Select(s) => {
+                out.push(s);
+                true
+            }
+            SetExpr::SetOperation { left, right, .. } => blocks(left, out) && blocks(right, out),
+            _ => false,
+        }
+    }
+    if matches!(query.body.as_ref(), SetExpr::Select(_)) {
+        return fix(query);
+    }
+    let mut fixed = query.clone();
+    let mut whats: Vec<String> = Vec::new();
+    let mut found = Vec::new();
+    if !blocks(fixed.body.as_mut(), &mut found) {
+        return None;
+    }
+    for select in found {
+        let mut alone = query.clone();
+        alone.body = Box::new(SetExpr::Select(select.clone()));
+        alone.order_by = None;
+        alone.limit_clause = None;
+        alone.fetch = None;
+        if let Some((block, what)) = fix(&alone) {
+            let SetExpr::Select(s) = *block.body else { return None };
+            **select = *s;
+            if !whats.contains(&what) {
+                whats.push(what);
+            }
+        }
+    }
+    (!whats.is_empty()).then(|| (fixed, whats.join("; ")))
+}
 
 /// The tables of one query block's FROM clause by the name a column qualifier uses (the alias, or
 /// the table's own name), lower-cased, with that name as written.
@@ -881,6 +927,25 @@ mod tests {
         assert!(fixes(&nested, "q").is_empty());
         // a query that runs is never requalified
         assert!(fixes(&attempt(sql, &[], &["x"], false), "q").is_empty());
+    }
+
+    #[test]
+    fn each_block_of_a_set_operation_is_fixed_in_its_own_scope() {
+        let missing = "PostgreSQL cannot plan it: column t2.name does not exist";
+        let sql = "SELECT T2.name FROM authors AS T1 JOIN books AS T2 ON T1.author_id = T2.author_id WHERE T2.price > 10 \
+                   EXCEPT SELECT T2.name FROM authors AS T1 JOIN books AS T2 ON T1.author_id = T2.author_id WHERE T2.price > 50 ORDER BY name";
+        assert_eq!(
+            fixes(&attempt(sql, &[], &[missing], true), "q").into_iter().filter(|(n, _)| *n == "alias").map(|(_, s)| s).collect::<Vec<_>>(),
+            ["SELECT T1.name FROM authors AS T1 JOIN books AS T2 ON T1.author_id = T2.author_id WHERE T2.price > 10 \
+              EXCEPT SELECT T1.name FROM authors AS T1 JOIN books AS T2 ON T1.author_id = T2.author_id WHERE T2.price > 50 ORDER BY name"]
+        );
+        // one block read from a table its key leads to, the other left as it is
+        let sql = "SELECT title, country FROM books WHERE price > 10 UNION SELECT title, genre FROM books";
+        let joined: Vec<String> = fixes(&attempt(sql, &[], &["x"], true), "q").into_iter().filter(|(n, _)| *n == "join_in").map(|(_, s)| s).collect();
+        assert_eq!(
+            joined,
+            ["SELECT books.title, authors.country FROM books JOIN authors ON books.author_id = authors.author_id WHERE books.price > 10 UNION SELECT title, genre FROM books"]
+        );
     }
 
     #[test]
