@@ -184,7 +184,7 @@ fn each_block(query: &Query, fix: impl Fn(&Query) -> Option<(Query, String)>) ->
     }
     for select in found {
         let mut alone = query.clone();
-        alone.body = Box::new(SetExpr::Select(select.clone()));
+        *alone.body = SetExpr::Select(select.clone());
         alone.order_by = None;
         alone.limit_clause = None;
         alone.fetch = None;
@@ -202,13 +202,18 @@ fn each_block(query: &Query, fix: impl Fn(&Query) -> Option<(Query, String)>) ->
 /// The tables of one query block's FROM clause by the name a column qualifier uses (the alias, or
 /// the table's own name), lower-cased, with that name as written.
 fn scope<'a>(from: &[TableWithJoins], catalog: &'a Catalog) -> Option<BTreeMap<String, (Ident, &'a Table)>> {
-    let mut tables = BTreeMap::new();
+    Some(scope_in_order(from, catalog)?.into_iter().collect())
+}
+
+/// [`scope`], in the order of the FROM clause.
+fn scope_in_order<'a>(from: &[TableWithJoins], catalog: &'a Catalog) -> Option<Vec<(String, (Ident, &'a Table))>> {
+    let mut tables = Vec::new();
     for f in from {
         for factor in std::iter::once(&f.relation).chain(f.joins.iter().map(|j| &j.relation)) {
             let TableFactor::Table { name, alias, .. } = factor else { return None };
             let table = catalog.resolve_object(name)?;
             let written = alias.as_ref().map_or_else(|| Ident::new(&table.name.name), |a| a.name.clone());
-            tables.insert(written.value.to_lowercase(), (written, table));
+            tables.push((written.value.to_lowercase(), (written, table)));
         }
     }
     Some(tables)
@@ -312,33 +317,27 @@ fn qualify_shared(query: &Query, catalog: &Catalog) -> Option<(Query, String)> {
     if !one_scope(query) {
         return None;
     }
-    let tables = scope(&select.from, catalog)?;
+    let in_order = scope_in_order(&select.from, catalog)?;
     // the FROM clause's tables in order, by the name a qualifier uses
-    let mut order: Vec<String> = Vec::new();
+    let order: Vec<String> = in_order.iter().map(|(k, _)| k.clone()).collect();
+    let tables: BTreeMap<String, (Ident, &Table)> = in_order.into_iter().collect();
+    // (column, qualifier, qualifier) of each equality of two columns of one name in a join condition
     let mut equal: Vec<(String, String, String)> = Vec::new();
-    for f in &select.from {
-        for (factor, op) in std::iter::once((&f.relation, None)).chain(f.joins.iter().map(|j| (&j.relation, Some(&j.join_operator)))) {
-            if let Some(op) = op {
-                if matches!(op, JoinOperator::Right(_) | JoinOperator::RightOuter(_) | JoinOperator::FullOuter(_)) {
-                    return None;
-                }
-                if let Some(on) = crate::checks::join_condition(op) {
-                    let _ = on.visit(&mut ExprReader(|e: &Expr| {
-                        let Expr::BinaryOp { left, op: BinaryOperator::Eq, right } = e else { return };
-                        if let (Expr::CompoundIdentifier(a), Expr::CompoundIdentifier(b)) = (left.as_ref(), right.as_ref()) {
-                            if let ([qa, ca], [qb, cb]) = (a.as_slice(), b.as_slice()) {
-                                if ca.value.eq_ignore_ascii_case(&cb.value) {
-                                    equal.push((ca.value.to_lowercase(), qa.value.to_lowercase(), qb.value.to_lowercase()));
-                                }
-                            }
-                        }
-                    }));
+    for op in select.from.iter().flat_map(|f| &f.joins).map(|j| &j.join_operator) {
+        if matches!(op, JoinOperator::Right(_) | JoinOperator::RightOuter(_) | JoinOperator::FullOuter(_)) {
+            return None;
+        }
+        let Some(on) = crate::checks::join_condition(op) else { continue };
+        let _ = on.visit(&mut ExprReader(|e: &Expr| {
+            let Expr::BinaryOp { left, op: BinaryOperator::Eq, right } = e else { return };
+            if let (Expr::CompoundIdentifier(a), Expr::CompoundIdentifier(b)) = (left.as_ref(), right.as_ref()) {
+                if let ([qa, ca], [qb, cb]) = (a.as_slice(), b.as_slice()) {
+                    if ca.value.eq_ignore_ascii_case(&cb.value) {
+                        equal.push((ca.value.to_lowercase(), qa.value.to_lowercase(), qb.value.to_lowercase()));
+                    }
                 }
             }
-            let TableFactor::Table { name, alias, .. } = factor else { return None };
-            let written = alias.as_ref().map_or_else(|| catalog.resolve_object(name).map(|t| t.name.name.clone()).unwrap_or_default(), |a| a.name.value.clone());
-            order.push(written.to_lowercase());
-        }
+        }));
     }
     let outputs = output_aliases(select);
     // each shared column the joins equate, and the table that answers for it
@@ -355,20 +354,14 @@ fn qualify_shared(query: &Query, catalog: &Catalog) -> Option<(Query, String)> {
             return;
         }
         // the owners connected by equalities on this column, from the first
-        let mut reached = vec![owners[0].clone()];
-        loop {
-            let before = reached.len();
-            for (_, a, b) in equal.iter().filter(|(col, _, _)| *col == column) {
-                if reached.contains(a) && !reached.contains(b) {
-                    reached.push(b.clone());
-                } else if reached.contains(b) && !reached.contains(a) {
-                    reached.push(a.clone());
-                }
-            }
-            if reached.len() == before {
-                break;
-            }
-        }
+        let reached: Vec<String> = pathfinding::directed::bfs::bfs_reach(owners[0].clone(), |at: &String| {
+            equal
+                .iter()
+                .filter(|(col, _, _)| *col == column)
+                .filter_map(|(_, a, b)| if a == at { Some(b.clone()) } else if b == at { Some(a.clone()) } else { None })
+                .collect::<Vec<_>>()
+        })
+        .collect();
         if owners.iter().all(|o| reached.contains(*o)) {
             chosen.insert(column, tables[owners[0]].0.clone());
         } else {

@@ -426,8 +426,7 @@ impl Fixing<'_> {
         }
         for (what, stone) in stones {
             let chain: Vec<String> = before.iter().cloned().chain(std::iter::once(what)).collect();
-            let literal = stone.literal_fix.clone();
-            if let Some(fixed) = self.first_kept(db, &stone.attempt, literal, depth - 1, seen, &chain, step)? {
+            if let Some(fixed) = self.first_kept(db, &stone.attempt, stone.literal_fix, depth - 1, seen, &chain, step)? {
                 return Ok(Some(fixed));
             }
         }
