@@ -152,6 +152,32 @@ impl<D: Database + ?Sized, M: Model + ?Sized> Ask<'_, '_, D, M> {
         Ok(Some((kind, reason)))
     }
 
+    /// A run about to end `error` whose best attempt fails only on names the database has nowhere
+    /// and that the question says ([`scope::written::absent_names`], read against every schema
+    /// the caller can see, not only the ones the question was linked to): the model named what it
+    /// looked for after the question, every query it wrote, and the fresh reading after the
+    /// repair, failed, and no fix or repair found a name that exists. The schema has no place for
+    /// what was asked; recorded as a second `scope` step with the query. Nothing when refusal is
+    /// off.
+    pub(super) fn absent_scope(&mut self, chosen: &super::repair::Attempt) -> Result<Option<(scope::Kind, String)>> {
+        if !self.opts.refuse || !chosen.fails {
+            return Ok(None);
+        }
+        let everything = self.db.catalog()?;
+        let absent = scope::written::absent_names(&chosen.problems, &everything, self.question.text);
+        if absent.is_empty() {
+            return Ok(None);
+        }
+        let shown = absent.iter().map(|n| format!("\"{n}\"")).collect::<Vec<_>>().join(", ");
+        let reason = format!(
+            "the database has no place for what the question asks about: every query written for it reads {shown}, which no table, view, schema or column of the database has or nearly names, and no fix or repair found one that does"
+        );
+        let kind = scope::Kind::MissingData;
+        let data = json!({"kind": kind, "absent": absent, "by": "the names the queries written need"});
+        self.trace.step(Stage::Scope, Status::Unanswerable, reason.clone(), Some(chosen.sql.clone()), data)?;
+        Ok(Some((kind, reason)))
+    }
+
     /// Which of `names` a text column of the tables `query` reads, or of their neighbours by a
     /// foreign key, holds ([`crate::checks::literals::holders_sql`]), read as the caller; a read
     /// that fails says nothing.

@@ -385,6 +385,31 @@ fn a_regressed_repair_is_kept_only_if_better() {
 }
 
 #[test]
+fn a_run_whose_every_query_needs_a_name_the_database_lacks_and_the_question_says_is_refused() {
+    // "shipped" is a verb form: no suspicion before the SQL; every query then needs a column no
+    // table has, named after it, and no fix or repair finds one that does
+    let shipped = "SELECT order_id, shipped_date FROM orders";
+    let mut db = ScriptedDb::bookshop().plan_fails("shipped_date", "column \"shipped_date\" does not exist");
+    let mut model = ScriptedModel::new(vec![sql_reply(shipped), sql_reply(shipped), sql_reply(shipped)]);
+    let e = run(&mut db, &mut model, "When was each order shipped?", json!({"probe": false})).unwrap();
+    assert_eq!((e.status(), e.answered(), e.chosen_sql.as_str()), (Status::Unanswerable, false, ""));
+    assert_eq!(steps_of(&e, Stage::Scope), ["ok", "unanswerable"]);
+    let second = e.steps.iter().filter(|s| s.stage == Stage::Scope).nth(1).unwrap();
+    assert_eq!((second.sql.as_deref(), second.data["absent"].clone(), second.data["kind"].clone()), (Some(shipped), json!(["shipped_date"]), json!("missing_data")));
+    assert!(e.reason().contains("reads \"shipped_date\", which no table, view, schema or column"), "{}", e.reason());
+    // refusal off: the run ends in error as before, without SQL
+    let mut db = ScriptedDb::bookshop().plan_fails("shipped_date", "column \"shipped_date\" does not exist");
+    let mut model = ScriptedModel::new(vec![sql_reply(shipped), sql_reply(shipped), sql_reply(shipped)]);
+    let e = run(&mut db, &mut model, "When was each order shipped?", json!({"probe": false, "refuse": false})).unwrap();
+    assert_eq!((e.status(), e.answered()), (Status::Error, false));
+    // a name the question does not say: the model's mistake, the run ends in error
+    let mut db = ScriptedDb::bookshop().plan_fails("nosuch", "column \"nosuch\" does not exist");
+    let mut model = ScriptedModel::new(vec![sql_reply("SELECT nosuch FROM orders"), sql_reply("SELECT nosuch FROM orders"), sql_reply("SELECT nosuch FROM orders")]);
+    let e = run(&mut db, &mut model, "When was each order placed?", json!({"probe": false})).unwrap();
+    assert_eq!((e.status(), steps_of(&e, Stage::Scope)), (Status::Error, vec!["ok"]));
+}
+
+#[test]
 fn sql_that_never_runs_ends_the_run_in_error_and_is_not_the_answer() {
     // the generation and every repair fail to plan: no query that runs
     let mut db = ScriptedDb::bookshop().plan_fails("nosuch", "column \"nosuch\" does not exist");

@@ -304,6 +304,76 @@ fn computed_over_columns(e: &Expr) -> bool {
     op && read >= 2
 }
 
+/// The names a query that PostgreSQL could not plan reads and that the database has nowhere, when
+/// they are why it failed: every column or relation PostgreSQL reports missing in `problems`
+/// (`column t.open_date does not exist`, `relation "award" does not exist`) is one that no table,
+/// view, schema or column of `catalog` has, nor one that nearly names one. Empty when PostgreSQL
+/// reports no missing name, or when one of them is near a name the database has: that is a
+/// misspelt, misplaced or mis-qualified name (`claims_headers` for `claim_headers`,
+/// `s.degree_program_id` where another table has `degree_program_id`, `products` for
+/// `products_for_hire`), a mistake of the model's, for the fixes and the repair.
+///
+/// Near: the same name, singular or plural, in any case; every word of one a word of the other
+/// (as the linking matches words: `open_date` is near `date_opened`); or one edit in five letters
+/// (`normalized_damerau_levenshtein` at least 0.8, [`NEAR_SPELLING`]: a transposition is one edit). And a missing name made only of
+/// words the database's names use (`book_title` over `books.title`, `customer_rating` over
+/// `customers` and `reviews.rating`) is a recombination of its names, not a thing it lacks: at
+/// least one of its words must be one that no name of the database has, and one the question
+/// says ("When was each account opened?" → `open_date`): a name the model made up that the
+/// question does not ask for (`award` for "a Nobel laureate", `nosuch`) says nothing of the
+/// question, only of the model.
+pub fn absent_names(problems: &[String], catalog: &Catalog, question: &str) -> Vec<String> {
+    static MISSING: once_cell::sync::Lazy<regex::Regex> = once_cell::sync::Lazy::new(|| {
+        regex::Regex::new(r#"\b(?:column|relation) (?:"([^"]+)"|([\w.$]+)) does not exist"#).expect("compiles")
+    });
+    let mut missing: Vec<String> = Vec::new();
+    for p in problems {
+        for c in MISSING.captures_iter(p) {
+            let Some(name) = c.get(1).or_else(|| c.get(2)) else { continue };
+            // the last part: `t.open_date` is the column `open_date`, `"s.award"` the relation `award`
+            let last = name.as_str().rsplit('.').next().unwrap_or_default().to_string();
+            if !last.is_empty() && !missing.iter().any(|m| m.eq_ignore_ascii_case(&last)) {
+                missing.push(last);
+            }
+        }
+    }
+    let mut names: BTreeSet<String> = BTreeSet::new();
+    for t in &catalog.tables {
+        names.insert(t.name.name.clone());
+        names.insert(t.name.schema.clone());
+        names.extend(t.columns.iter().map(|c| c.name.clone()));
+    }
+    // the words the database's names are made of
+    let vocabulary: BTreeSet<String> = names.iter().flat_map(|n| tokens(n)).collect();
+    let asked: Vec<String> = super::words::content_words(question).into_iter().map(|w| w.text).collect();
+    // a word of it no name of the database has, that the question says: the model named what it
+    // looked for after the question, and the database has no such thing
+    let absent = |m: &String| {
+        !names.iter().any(|n| near_name(m, n))
+            && tokens(m).iter().any(|w| !vocabulary.iter().any(|t| matches(w, t)) && asked.iter().any(|a| matches(a, w) || matches(w, a)))
+    };
+    if missing.is_empty() || !missing.iter().all(absent) {
+        return Vec::new();
+    }
+    missing
+}
+
+/// The similarity of spelling (`strsim::normalized_damerau_levenshtein`) from which a missing name is read
+/// as a misspelling of a name the database has.
+pub const NEAR_SPELLING: f64 = 0.8;
+
+fn near_name(missing: &str, name: &str) -> bool {
+    let (m, n) = (missing.to_lowercase(), name.to_lowercase());
+    if m == n || singular(&m) == singular(&n) || strsim::normalized_damerau_levenshtein(&m, &n) >= NEAR_SPELLING {
+        return true;
+    }
+    let (mt, nt) = (tokens(&m), tokens(&n));
+    let within = |a: &[String], b: &[String]| !a.is_empty() && a.iter().all(|w| b.iter().any(|t| matches(w, t)));
+    // every word of the missing name in the name, or every word of a name of two or more words in
+    // the missing name (`customer_rating` where `rating` is a column is not enough: one word)
+    within(&mt, &nt) || (nt.len() >= 2 && within(&nt, &mt))
+}
+
 /// The column names the query reads that no table or view of `catalog` has and that the query
 /// does not define itself (an output name, a CTE's or a subquery's column), each named after one
 /// of the `unlinked` words.
@@ -549,6 +619,83 @@ mod tests {
 
     fn gap(unlinked: &[String], names: &[String], closest: &[String]) -> Gap {
         Gap { unlinked: unlinked.to_vec(), names: names.to_vec(), closest: closest.to_vec() }
+    }
+
+    fn failed(messages: &[&str]) -> Vec<String> {
+        messages.iter().map(|m| format!("PostgreSQL cannot plan it: {m}")).collect()
+    }
+
+    #[test]
+    fn a_name_the_database_has_nowhere_is_absent() {
+        let shop = bookshop();
+        let shipped = "When was each order shipped?";
+        assert_eq!(absent_names(&failed(&["column o.shipped_date does not exist"]), &shop, shipped), vec!["shipped_date".to_string()]);
+        assert_eq!(absent_names(&failed(&[r#"relation "award" does not exist"#]), &shop, "Which authors won an award?"), vec!["award".to_string()]);
+        // quoted, schema-qualified, mixed case: the last part as written
+        assert_eq!(absent_names(&failed(&[r#"relation "sales.Refunds" does not exist"#]), &retail(), "How many refunds were there?"), vec!["Refunds".to_string()]);
+        // a hint after the message changes nothing
+        let tier = "What is the loyalty tier of each customer?";
+        assert_eq!(
+            absent_names(&failed(&["column c.loyalty_tier does not exist (customers has the columns: customer_id, name, city)"]), &shop, tier),
+            vec!["loyalty_tier".to_string()]
+        );
+    }
+
+    #[test]
+    fn a_name_near_one_the_database_has_is_a_mistake_not_an_absence() {
+        let shop = bookshop();
+        for message in [
+            // another table's column, the table's own name, singular or plural, misspelt
+            "column o.author_id does not exist",
+            r#"relation "customer" does not exist"#,
+            r#"relation "autors" does not exist"#,
+            "column b.titel does not exist",
+            // made only of the database's words: the title of the books, the customers' city
+            "column b.book_title does not exist",
+            r#"column "customer_city" does not exist"#,
+            // the words of an existing name in another order
+            "column o.on_ordered does not exist",
+        ] {
+            assert!(absent_names(&failed(&[message]), &shop, "What is the book title, the customer city and the order date?").is_empty(), "{message}");
+        }
+        // a schema's name is the database's too
+        assert!(absent_names(&failed(&[r#"relation "hr" does not exist"#]), &retail(), "Who works in hr?").is_empty());
+        assert!(absent_names(&failed(&[r#"relation "Customer" does not exist"#]), &retail(), "List every customer.").is_empty());
+    }
+
+    #[test]
+    fn a_name_the_question_does_not_say_says_nothing_of_the_question() {
+        let shop = bookshop();
+        // the model looked for an award the question does not name, or for a column of no meaning
+        assert!(absent_names(&failed(&[r#"relation "award" does not exist"#]), &shop, "Which authors are Nobel laureates?").is_empty());
+        assert!(absent_names(&failed(&[r#"column "nosuch" does not exist"#]), &shop, "How many books are there?").is_empty());
+        // the question's word in another form: "opened" and `open_date`
+        assert_eq!(
+            absent_names(&failed(&["column o.open_date does not exist"]), &shop, "When was each order opened?"),
+            vec!["open_date".to_string()]
+        );
+    }
+
+    #[test]
+    fn only_names_postgresql_reports_missing_are_read_and_all_must_be_absent() {
+        let shop = bookshop();
+        // no missing name: an operator, a function, a qualifier the FROM clause lacks
+        for message in [
+            "operator does not exist: bigint * text",
+            "function sum(text) does not exist",
+            r#"missing FROM-clause entry for table "award""#,
+            r#"table name "s" specified more than once"#,
+        ] {
+            assert!(absent_names(&failed(&[message]), &shop, "Which customers have an award?").is_empty(), "{message}");
+        }
+        // one missing name near the database's: nothing said of the other
+        let tier = "What is the loyalty tier and the titel of each customer's book?";
+        assert!(absent_names(&failed(&["column c.loyalty_tier does not exist", "column b.titel does not exist"]), &shop, tier).is_empty());
+        // a check's finding beside the failure does not count
+        let mut problems = failed(&["column o.shipped_date does not exist"]);
+        problems.push("LIMIT without ORDER BY returns arbitrary rows".into());
+        assert_eq!(absent_names(&problems, &shop, "When was each order shipped?"), vec!["shipped_date".to_string()]);
+        assert!(absent_names(&[], &shop, "When was each order shipped?").is_empty());
     }
 
     #[test]
