@@ -149,7 +149,7 @@ fn main() {
     match mode.as_str() {
         "evidence" => evidence_mode(threshold, list, &mut out),
         "ask" => ask_mode(flag("--half").unwrap_or_else(|| "all".into()), &mut out),
-        "statuses" => statuses_mode(flag("--half").unwrap_or_else(|| "measure".into()), &mut out),
+        "statuses" => statuses_mode(flag("--half").unwrap_or_else(|| "measure".into()), flag("--ids"), &mut out),
         "replay" => replay_mode(args.iter().skip(1).filter(|a| !a.starts_with("--")).cloned().collect(), &mut out),
         other => panic!("unknown mode {other} (evidence, ask, statuses, replay)"),
     }
@@ -347,12 +347,17 @@ fn ask_mode(half: String, out: &mut std::fs::File) {
 
 /// The unanswerable questions of a half under the full default, and the reliability score of the
 /// two answering policies (every status that holds SQL, or only `ok`).
-fn statuses_mode(half: String, out: &mut std::fs::File) {
+fn statuses_mode(half: String, ids: Option<String>, out: &mut std::fs::File) {
     assert!(["tune", "measure", "all"].contains(&half.as_str()), "--half is tune, measure or all, not {half}");
-    println!("Benchmark 10 (statuses): command: cargo run --release --example answerability -- statuses --half {half}");
+    // `--ids 12,40`: only those questions of the half (the ones a change can reach, run again to
+    // be spliced into a whole run; the summary below is then of these alone)
+    let ids: Option<Vec<u64>> = ids.map(|l| l.split(',').map(|i| i.trim().parse().expect("--ids is a comma-separated list of question ids")).collect());
+    let with_ids = ids.as_ref().map(|l| format!(" --ids {}", l.iter().map(u64::to_string).collect::<Vec<_>>().join(","))).unwrap_or_default();
+    println!("Benchmark 10 (statuses): command: cargo run --release --example answerability -- statuses --half {half}{with_ids}");
     let mut unans: Vec<String> = Vec::new();
     let mut seconds = Vec::new();
-    for q in unanswerable().iter().filter(|q| half == "all" || q["split"].as_str() == Some(half.as_str())) {
+    let chosen = |q: &&Value| ids.as_ref().is_none_or(|l| q["id"].as_u64().is_some_and(|i| l.contains(&i)));
+    for q in unanswerable().iter().filter(|q| half == "all" || q["split"].as_str() == Some(half.as_str())).filter(chosen) {
         let db = format!("train_{}", q["db_id"].as_str().unwrap().to_lowercase());
         let question = q["question"].as_str().unwrap();
         let mut c = connect(&db);
