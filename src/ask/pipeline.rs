@@ -503,6 +503,9 @@ impl<D: Database + ?Sized, M: Model + ?Sized> Ask<'_, '_, D, M> {
         if let Some((kind, reason)) = self.absent_scope(&chosen)? {
             return self.refuse(kind, reason);
         }
+        if let Some((kind, reason)) = self.own_value_scope(&chosen)? {
+            return self.refuse(kind, reason);
+        }
         self.finish(chosen, true)
     }
 

@@ -1375,6 +1375,35 @@ fn words_that_link_to_nothing_are_answered_when_the_model_reads_them_as_the_sche
 }
 
 #[test]
+fn a_query_that_can_only_return_the_value_it_compares_with_and_the_data_holds_nowhere_is_refused() {
+    // "Which authors are Nobel laureates?": the name compared with what no stored value holds
+    let own = "SELECT DISTINCT name FROM authors WHERE name ILIKE '%Nobel%'";
+    let question = "Which authors are Nobel laureates?";
+    let none = || rows(&["name"], json!([]));
+    let mut db = ScriptedDb::bookshop().answer("ILIKE '%Nobel%'", none());
+    let mut model = far(&["nobel", "laureates"], vec![text_reply(ANSWERABLE), sql_reply(own), sql_reply(own), sql_reply(own), sql_reply(own)]);
+    let e = run(&mut db, &mut model, question, json!({"probe": false})).unwrap();
+    assert_eq!((e.status(), e.answered(), e.chosen_sql.as_str()), (Status::Unanswerable, false, ""));
+    let second = e.steps.iter().filter(|s| s.stage == Stage::Scope).nth(1).expect("a second scope step");
+    assert_eq!((second.sql.as_deref(), second.data["kind"].clone(), second.data["value"].clone()), (Some(own), json!("outside_knowledge"), json!("%Nobel%")));
+    assert!(e.reason().contains("could only return that value back") && e.reason().contains("which authors are \"Nobel\""), "{}", e.reason());
+    // a column of the tables it reads holds it: the query's mistake, not a gap; no refusal
+    let mut db = ScriptedDb::bookshop().answer("bool_or", rows(&["held"], json!([[true]]))).answer("ILIKE '%Nobel%'", none());
+    let mut model = far(&["nobel", "laureates"], vec![text_reply(ANSWERABLE), sql_reply(own), sql_reply(own), sql_reply(own), sql_reply(own)]);
+    let e = run(&mut db, &mut model, question, json!({"probe": false})).unwrap();
+    assert_ne!(e.status(), Status::Unanswerable, "{:?}", stages(&e));
+    // a stored value matches: its answer is that row
+    let mut model = far(&["nobel", "laureates"], vec![text_reply(ANSWERABLE), sql_reply(own), sql_reply(own), sql_reply(own)]);
+    let e = run(&mut ScriptedDb::bookshop(), &mut model, question, json!({"probe": false})).unwrap();
+    assert_ne!(e.status(), Status::Unanswerable, "{:?}", stages(&e));
+    // refusal off
+    let mut db = ScriptedDb::bookshop().answer("ILIKE '%Nobel%'", none());
+    let mut model = far(&["nobel", "laureates"], vec![sql_reply(own), sql_reply(own), sql_reply(own), sql_reply(own)]);
+    let e = run(&mut db, &mut model, question, json!({"probe": false, "refuse": false})).unwrap();
+    assert!(e.answered() && e.chosen_sql == own, "{:?}", stages(&e));
+}
+
+#[test]
 fn the_query_written_for_words_the_vote_let_through_is_evidence_too() {
     // values the question does not name: knowledge the model brought
     let invented = "SELECT name FROM authors WHERE country IN ('Germany', 'France', 'Italy')";

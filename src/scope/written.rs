@@ -358,6 +358,51 @@ pub fn absent_names(problems: &[String], catalog: &Catalog, question: &str) -> V
     missing
 }
 
+/// Words with which a question asks for a thing by its name or by a part of it: "the singer
+/// named Joe", "a song called …", "titles containing 'love'". A value compared with the name
+/// column is then the question's, and no row holding it is its answer.
+pub const NAMING_WORDS: &[&str] = &[
+    "named", "called", "titled", "entitled", "name", "names", "contain", "contains", "containing", "start", "starts", "starting", "begin",
+    "begins", "beginning", "end", "ends", "ending", "spelled", "spelt", "like",
+];
+
+/// A query that can only return the value it compares with ([`only_its_own_value`]): one
+/// column, the very column a condition of its WHERE compares, `=` or `LIKE`/`ILIKE`, with a
+/// string. For a question that does not ask for things by their name ([`NAMING_WORDS`], no
+/// quoted value), this is how the model writes a category the data does not record: "Which
+/// churches are Catholic?" → `SELECT name FROM church WHERE name ILIKE 'Catholic'`, "Which
+/// directors were born in Europe?" → `SELECT director FROM movie WHERE director ILIKE
+/// '%European%'`. It is evidence only with the data's word (the caller reads it,
+/// `ask::scope::own_value_scope`): no stored value of the column matches, and no text column of
+/// the tables the query reads, or of their neighbours, holds the value either. The literal is
+/// returned (`None` for a question in another language, one that names things, or a query of
+/// another shape).
+pub fn only_its_own_value(query: &Query, catalog: &Catalog, question: &str) -> Option<literals::Literal> {
+    use sqlparser::ast::{Distinct, SetExpr};
+    if !crate::lexicon::reads_english(question) || question.contains(['\'', '"', '“', '‘']) {
+        return None;
+    }
+    let lower = question.to_lowercase();
+    if lower.split(|c: char| !c.is_alphanumeric()).any(|w| NAMING_WORDS.contains(&w)) {
+        return None;
+    }
+    let SetExpr::Select(select) = query.body.as_ref() else { return None };
+    let grouped = !matches!(&select.group_by, sqlparser::ast::GroupByExpr::Expressions(k, _) if k.is_empty());
+    if !matches!(select.distinct, None | Some(Distinct::Distinct)) || grouped || select.having.is_some() {
+        return None;
+    }
+    let [item] = select.projection.as_slice() else { return None };
+    let expr = match item {
+        SelectItem::UnnamedExpr(e) | SelectItem::ExprWithAlias { expr: e, .. } => e,
+        _ => return None,
+    };
+    let aliases = crate::checks::aliases(select, catalog);
+    let returned = crate::checks::column_of(expr, &aliases, catalog)?;
+    literals::comparisons(query, catalog)
+        .into_iter()
+        .find(|l| matches!(l.op, literals::Op::Equals | literals::Op::Matches) && !l.cast && (l.rel.clone(), l.column.clone()) == returned && !l.core().is_empty())
+}
+
 /// The similarity of spelling (`strsim::normalized_damerau_levenshtein`) from which a missing name is read
 /// as a misspelling of a name the database has.
 pub const NEAR_SPELLING: f64 = 0.8;
@@ -623,6 +668,51 @@ mod tests {
 
     fn failed(messages: &[&str]) -> Vec<String> {
         messages.iter().map(|m| format!("PostgreSQL cannot plan it: {m}")).collect()
+    }
+
+    #[test]
+    fn a_query_that_can_only_return_the_value_it_compares_with_is_read() {
+        let shop = bookshop();
+        let laureates = "Which authors are Nobel laureates?";
+        let l = only_its_own_value(&query("SELECT DISTINCT name FROM authors WHERE name ILIKE '%Nobel%'"), &shop, laureates).expect("read");
+        assert_eq!((l.rel.name.as_str(), l.column.as_str(), l.value.as_str(), l.core()), ("authors", "name", "%Nobel%", "Nobel".to_string()));
+        // through an alias, with an equality, beside a join
+        let q = query("SELECT a.name FROM authors AS a JOIN books AS b ON b.author_id = a.author_id WHERE a.name = 'Nobel laureate'");
+        assert!(only_its_own_value(&q, &shop, laureates).is_some());
+        // on the retail schema: a mixed-case quoted table and column
+        let q = query(r#"SELECT "FullName" FROM sales."Customers" WHERE "FullName" ILIKE '%VIP%'"#);
+        assert!(only_its_own_value(&q, &retail(), "Which customers are VIPs?").is_some());
+    }
+
+    #[test]
+    fn a_query_of_another_shape_or_a_question_that_names_things_is_not_read() {
+        let shop = bookshop();
+        let laureates = "Which authors are Nobel laureates?";
+        for sql in [
+            // another column returned, or more than one
+            "SELECT country FROM authors WHERE name ILIKE '%Nobel%'",
+            "SELECT name, country FROM authors WHERE name ILIKE '%Nobel%'",
+            // a negation, a grouping, an aggregate, a set operation
+            "SELECT name FROM authors WHERE name NOT ILIKE '%Nobel%'",
+            "SELECT name FROM authors WHERE name ILIKE '%Nobel%' GROUP BY name",
+            "SELECT count(name) FROM authors WHERE name ILIKE '%Nobel%'",
+            "SELECT name FROM authors WHERE name ILIKE '%Nobel%' UNION SELECT name FROM customers",
+            // the same column name of another table
+            "SELECT a.name FROM authors AS a JOIN customers AS c ON c.customer_id = a.author_id WHERE c.name = 'Nobel'",
+            // only wildcards
+            "SELECT name FROM authors WHERE name LIKE '%'",
+        ] {
+            assert!(only_its_own_value(&query(sql), &shop, laureates).is_none(), "{sql}");
+        }
+        let q = query("SELECT name FROM authors WHERE name ILIKE '%Nobel%'");
+        for question in [
+            "Which authors are named Nobel?",
+            "Which authors have a name containing Nobel?",
+            "List the authors called 'Nobel'.",
+            "Welche Autoren sind Nobelpreisträger?",
+        ] {
+            assert!(only_its_own_value(&q, &shop, question).is_none(), "{question}");
+        }
     }
 
     #[test]
