@@ -150,6 +150,7 @@ fn main() {
         "evidence" => evidence_mode(threshold, list, &mut out),
         "ask" => ask_mode(flag("--half").unwrap_or_else(|| "all".into()), &mut out),
         "statuses" => statuses_mode(flag("--half").unwrap_or_else(|| "measure".into()), flag("--ids"), &mut out),
+        "own_value" => own_value_mode(&mut out),
         "replay" => replay_mode(args.iter().skip(1).filter(|a| !a.starts_with("--")).cloned().collect(), &mut out),
         other => panic!("unknown mode {other} (evidence, ask, statuses, replay)"),
     }
@@ -520,5 +521,37 @@ fn replay_mode(files: Vec<String>, out: &mut std::fs::File) {
     println!("\n| queries | set | read (words let through, a query) | {} | any |\n|---|---|---|---|---|---|---|", RULES.join(" | "));
     for ((file, set), (fired, any, n)) in &tally {
         println!("| {file} | {set} | {n} | {} | {} | {} | {any} |", fired[0], fired[1], fired[2]);
+    }
+}
+
+/// `own_value`: the rule of a query that can only return the value it compares with
+/// (`scope::written::only_its_own_value`, then the data's word as `ask::scope::own_value_scope`
+/// reads it) on every gold query of both sets, no model: a gold it would refuse is a right answer
+/// the rule would turn into a refusal, were the model to write the gold.
+fn own_value_mode(out: &mut std::fs::File) {
+    use nl2sql_core::checks::literals;
+    println!("Benchmark 10 (own_value): command: cargo run --release --example answerability -- own_value");
+    let mut cache = BTreeMap::new();
+    for (set_name, prefix) in [("spider_train", "train_"), ("spider", "spider_")] {
+        let (mut read, mut shaped, mut refused) = (0, 0, 0);
+        for q in load(&format!("{}/{set_name}/questions.json", data_dir())) {
+            let sql = q["gold_pg"].as_str().unwrap_or_default();
+            let Ok(checked) = nl2sql_core::sql::check_query(sql) else { continue };
+            read += 1;
+            let db = format!("{prefix}{}", q["db_id"].as_str().unwrap().to_lowercase());
+            let question = q["question"].as_str().unwrap();
+            let Some(literal) = nl2sql_core::scope::written::only_its_own_value(&checked.query, catalog(&db, &mut cache), question) else { continue };
+            shaped += 1;
+            let mut c = connect(&db);
+            let stored = c.query(&literals::stored_variants_sql(&literal), &[]).map(|r| r.len()).unwrap_or(1);
+            let held = literals::holders_sql(std::slice::from_ref(&literal.core()), &checked.query, catalog(&db, &mut cache))
+                .iter()
+                .any(|h| c.query(h, &[]).ok().and_then(|r| r.first().map(|row| row.get::<_, bool>(0))).unwrap_or(true));
+            let refuses = stored == 0 && !held;
+            refused += refuses as usize;
+            println!("  [{set_name}] {} {question}  ({sql})", if refuses { "REFUSED" } else { "kept" });
+            writeln!(out, "{}", json!({"set": set_name, "db": db, "question": question, "gold": sql, "stored": stored, "held": held, "refused": refuses})).unwrap();
+        }
+        println!("{set_name}: {read} gold queries read, {shaped} of the shape, {refused} the data would refuse");
     }
 }

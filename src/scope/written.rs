@@ -386,7 +386,14 @@ pub fn only_its_own_value(query: &Query, catalog: &Catalog, question: &str) -> O
     if lower.split(|c: char| !c.is_alphanumeric()).any(|w| NAMING_WORDS.contains(&w)) {
         return None;
     }
+    // one block: a value compared in a subquery ("the title of the prerequisite of the course
+    // International Finance") picks other rows than the ones returned
+    let mut blocks = 0;
+    let _ = query.visit(&mut QueryCounter(&mut blocks));
     let SetExpr::Select(select) = query.body.as_ref() else { return None };
+    if blocks != 1 || query.with.is_some() {
+        return None;
+    }
     let grouped = !matches!(&select.group_by, sqlparser::ast::GroupByExpr::Expressions(k, _) if k.is_empty());
     if !matches!(select.distinct, None | Some(Distinct::Distinct)) || grouped || select.having.is_some() {
         return None;
@@ -401,6 +408,17 @@ pub fn only_its_own_value(query: &Query, catalog: &Catalog, question: &str) -> O
     literals::comparisons(query, catalog)
         .into_iter()
         .find(|l| matches!(l.op, literals::Op::Equals | literals::Op::Matches) && !l.cast && (l.rel.clone(), l.column.clone()) == returned && !l.core().is_empty())
+}
+
+/// Counts the query blocks of a statement.
+struct QueryCounter<'a>(&'a mut usize);
+
+impl Visitor for QueryCounter<'_> {
+    type Break = ();
+    fn pre_visit_query(&mut self, _q: &Query) -> ControlFlow<()> {
+        *self.0 += 1;
+        ControlFlow::Continue(())
+    }
 }
 
 /// The similarity of spelling (`strsim::normalized_damerau_levenshtein`) from which a missing name is read
@@ -697,6 +715,8 @@ mod tests {
             "SELECT name FROM authors WHERE name ILIKE '%Nobel%' GROUP BY name",
             "SELECT count(name) FROM authors WHERE name ILIKE '%Nobel%'",
             "SELECT name FROM authors WHERE name ILIKE '%Nobel%' UNION SELECT name FROM customers",
+            // the value compared in a subquery: other rows than the ones returned
+            "SELECT name FROM authors WHERE author_id IN (SELECT a.author_id FROM authors AS a WHERE a.name = 'Nobel')",
             // the same column name of another table
             "SELECT a.name FROM authors AS a JOIN customers AS c ON c.customer_id = a.author_id WHERE c.name = 'Nobel'",
             // only wildcards
