@@ -21,7 +21,7 @@
 //!         stage runs before probing and verification, so the runs here switch those off: the
 //!         refusal is the default's, at the cost of one generation per answered question (whose
 //!         query is judged too, `scope::written`). `--half none`: the answerable questions alone.
-//!     cargo run --release --example answerability -- statuses [--half tune|measure|all]
+//!     cargo run --release --example answerability -- statuses [--half tune|measure|all] [--ids 1,2]
 //!         the unanswerable questions under the full default (`nl2sql_run` with no options: probing,
 //!         verification, repair, the second reading), each run's final status; TrustSQL's
 //!         reliability score when every status but `error` and `unanswerable` hands SQL over (the
@@ -36,6 +36,11 @@
 //!         half's `answerability_ask_written_tune.jsonl`), and every gold query of `spider_train`
 //!         and of the 13 `spider` databases, with the words the evidence mode found unlinked
 //!         (`answerability_evidence.jsonl`), as if the model's vote had let them all through.
+//!
+//!     cargo run --release --example answerability -- own_value
+//!         no model: the rule of a query that can only return the value it compares with
+//!         (`scope::written::only_its_own_value`, then the data read as the pipeline reads it) on
+//!         every gold query of both sets: a gold it would refuse is an answerable question refused.
 //!
 //! Raw per-question results go to `bench/results/answerability_<mode>.jsonl` (or `$NL2SQL_BENCH_OUT`).
 
