@@ -394,6 +394,14 @@ pub fn future_tense(question: &str) -> Option<String> {
     })
 }
 
+/// Words with which a question asks for a thing by its name or by a part of it: "the singer
+/// named Joe", "a song called …", "titles containing 'love'". A value compared with the name
+/// column is then the question's, and no row holding it is its answer.
+pub const NAMING_WORDS: &[&str] = &[
+    "named", "called", "titled", "entitled", "name", "names", "contain", "contains", "containing", "start", "starts", "starting", "begin",
+    "begins", "beginning", "end", "ends", "ending", "spelled", "spelt", "like",
+];
+
 /// Verbs of asking for data: "how can I *find* the orders from Paris" is a request, not a
 /// question for advice.
 pub const REQUEST_VERBS: &[&str] = &[

@@ -237,23 +237,6 @@ fn output_aliases(select: &sqlparser::ast::Select) -> Vec<String> {
         .collect()
 }
 
-/// Counts the query blocks of a statement.
-struct Blocks(usize);
-
-/// Is `query` one block, with no subquery (so its FROM clause is the one scope of its columns)?
-fn one_scope(query: &Query) -> bool {
-    let mut blocks = Blocks(0);
-    let _ = query.visit(&mut blocks);
-    blocks.0 == 1
-}
-
-impl Visitor for Blocks {
-    type Break = ();
-    fn pre_visit_query(&mut self, _q: &Query) -> ControlFlow<()> {
-        self.0 += 1;
-        ControlFlow::Continue(())
-    }
-}
 
 /// Requalify `q.c` where `q`'s table lacks `c` and exactly one table in scope has it, unless that
 /// makes a comparison of the column with itself or a join that no longer connects its two sides
@@ -261,7 +244,7 @@ impl Visitor for Blocks {
 /// `T1` was meant is not for a rewrite to guess).
 fn requalify(query: &Query, catalog: &Catalog) -> Option<(Query, String)> {
     let SetExpr::Select(select) = query.body.as_ref() else { return None };
-    if !one_scope(query) {
+    if !crate::sql::one_block(query) {
         return None;
     }
     let tables = scope(&select.from, catalog)?;
@@ -314,7 +297,7 @@ fn requalify(query: &Query, catalog: &Catalog) -> Option<(Query, String)> {
 fn qualify_shared(query: &Query, catalog: &Catalog) -> Option<(Query, String)> {
     use sqlparser::ast::{BinaryOperator, JoinOperator};
     let SetExpr::Select(select) = query.body.as_ref() else { return None };
-    if !one_scope(query) {
+    if !crate::sql::one_block(query) {
         return None;
     }
     let in_order = scope_in_order(&select.from, catalog)?;
@@ -448,7 +431,7 @@ fn numeric_text(query: &Query, catalog: &Catalog) -> Option<(Query, String)> {
 fn join_key(query: &Query, catalog: &Catalog) -> Option<(Query, String)> {
     use sqlparser::ast::BinaryOperator;
     let SetExpr::Select(select) = query.body.as_ref() else { return None };
-    if !one_scope(query) {
+    if !crate::sql::one_block(query) {
         return None;
     }
     let tables = scope(&select.from, catalog)?;
@@ -525,7 +508,7 @@ fn join_key(query: &Query, catalog: &Catalog) -> Option<(Query, String)> {
 fn join_in(query: &Query, catalog: &Catalog) -> Option<(Query, String)> {
     use sqlparser::ast::SelectItem;
     let SetExpr::Select(select) = query.body.as_ref() else { return None };
-    if !one_scope(query) || select.projection.iter().any(|i| matches!(i, SelectItem::Wildcard(_) | SelectItem::QualifiedWildcard(..))) {
+    if !crate::sql::one_block(query) || select.projection.iter().any(|i| matches!(i, SelectItem::Wildcard(_) | SelectItem::QualifiedWildcard(..))) {
         return None;
     }
     let tables = scope(&select.from, catalog)?;

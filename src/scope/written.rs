@@ -358,17 +358,9 @@ pub fn absent_names(problems: &[String], catalog: &Catalog, question: &str) -> V
     missing
 }
 
-/// Words with which a question asks for a thing by its name or by a part of it: "the singer
-/// named Joe", "a song called …", "titles containing 'love'". A value compared with the name
-/// column is then the question's, and no row holding it is its answer.
-pub const NAMING_WORDS: &[&str] = &[
-    "named", "called", "titled", "entitled", "name", "names", "contain", "contains", "containing", "start", "starts", "starting", "begin",
-    "begins", "beginning", "end", "ends", "ending", "spelled", "spelt", "like",
-];
-
 /// A query that can only return the value it compares with ([`only_its_own_value`]): one
 /// column, the very column a condition of its WHERE compares, `=` or `LIKE`/`ILIKE`, with a
-/// string. For a question that does not ask for things by their name ([`NAMING_WORDS`], no
+/// string. For a question that does not ask for things by their name ([`crate::lexicon::NAMING_WORDS`], no
 /// quoted value), this is how the model writes a category the data does not record: "Which
 /// churches are Catholic?" → `SELECT name FROM church WHERE name ILIKE 'Catholic'`, "Which
 /// directors were born in Europe?" → `SELECT director FROM movie WHERE director ILIKE
@@ -383,19 +375,16 @@ pub fn only_its_own_value(query: &Query, catalog: &Catalog, question: &str) -> O
         return None;
     }
     let lower = question.to_lowercase();
-    if lower.split(|c: char| !c.is_alphanumeric()).any(|w| NAMING_WORDS.contains(&w)) {
+    if lower.split(|c: char| !c.is_alphanumeric()).any(|w| crate::lexicon::NAMING_WORDS.contains(&w)) {
         return None;
     }
     // one block: a value compared in a subquery ("the title of the prerequisite of the course
     // International Finance") picks other rows than the ones returned
-    let mut blocks = 0;
-    let _ = query.visit(&mut QueryCounter(&mut blocks));
     let SetExpr::Select(select) = query.body.as_ref() else { return None };
-    if blocks != 1 || query.with.is_some() {
+    if !crate::sql::one_block(query) {
         return None;
     }
-    let grouped = !matches!(&select.group_by, sqlparser::ast::GroupByExpr::Expressions(k, _) if k.is_empty());
-    if !matches!(select.distinct, None | Some(Distinct::Distinct)) || grouped || select.having.is_some() {
+    if !matches!(select.distinct, None | Some(Distinct::Distinct)) || crate::checks::grouped(select) || select.having.is_some() {
         return None;
     }
     let [item] = select.projection.as_slice() else { return None };
@@ -408,17 +397,6 @@ pub fn only_its_own_value(query: &Query, catalog: &Catalog, question: &str) -> O
     literals::comparisons(query, catalog)
         .into_iter()
         .find(|l| matches!(l.op, literals::Op::Equals | literals::Op::Matches) && !l.cast && (l.rel.clone(), l.column.clone()) == returned && !l.core().is_empty())
-}
-
-/// Counts the query blocks of a statement.
-struct QueryCounter<'a>(&'a mut usize);
-
-impl Visitor for QueryCounter<'_> {
-    type Break = ();
-    fn pre_visit_query(&mut self, _q: &Query) -> ControlFlow<()> {
-        *self.0 += 1;
-        ControlFlow::Continue(())
-    }
 }
 
 /// The similarity of spelling (`strsim::normalized_damerau_levenshtein`) from which a missing name is read
