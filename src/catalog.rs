@@ -119,7 +119,10 @@ pub struct ForeignKey {
     pub to_columns: Vec<String>,
 }
 
+/// A catalog read from its JSON (`nl2sql_schema()`) resolves names on its `search_path` as the
+/// one it was written from did: the names on that path are rebuilt ([`Catalog::on_search_path`]).
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(from = "CatalogJson")]
 pub struct Catalog {
     pub tables: Vec<Table>,
     pub foreign_keys: Vec<ForeignKey>,
@@ -133,6 +136,21 @@ pub struct Catalog {
     /// narrowed, so a name the path sends outside the narrowed part resolves to nothing there.
     #[serde(skip)]
     pub path_names: BTreeMap<String, RelName>,
+}
+
+/// The fields a catalog's JSON carries.
+#[derive(Deserialize)]
+struct CatalogJson {
+    tables: Vec<Table>,
+    foreign_keys: Vec<ForeignKey>,
+    #[serde(default)]
+    search_path: Vec<String>,
+}
+
+impl From<CatalogJson> for Catalog {
+    fn from(c: CatalogJson) -> Self {
+        Catalog { tables: c.tables, foreign_keys: c.foreign_keys, ..Default::default() }.on_search_path(c.search_path)
+    }
 }
 
 impl Catalog {
@@ -303,6 +321,14 @@ mod tests {
         assert!(cat.resolve(None, "b").is_none(), "b exists in two schemas");
         assert_eq!(cat.resolve(Some("s"), "b").unwrap().name.schema, "s");
         assert_eq!(cat.resolve(None, "c").unwrap().name.name, "c");
+    }
+
+    #[test]
+    fn a_catalog_read_from_its_json_resolves_on_its_search_path() {
+        let cat = Catalog { tables: vec![table("sales", "b"), table("hr", "b")], ..Default::default() }.on_search_path(vec!["hr".into(), "sales".into()]);
+        let read: Catalog = serde_json::from_str(&serde_json::to_string(&cat).unwrap()).unwrap();
+        assert_eq!(read, cat);
+        assert_eq!(read.resolve(None, "b").unwrap().name.schema, "hr");
     }
 
     #[test]
