@@ -350,13 +350,20 @@ fn judge(set: &str, dbs: &[(String, Vec<&Value>)], pool_size: usize, per_db: usi
             near.sort_by(|a, b| a.0.total_cmp(&b.0));
             let right = |j: usize| pool_rows[j].as_ref().is_some_and(|r| gold.strict(r));
             let answerable = (0..pool.len()).any(right);
+            // the differences as the pipeline reads them: unlinked words that are only wording
+            // count when the data the example's gold reads holds one (read here as the owner)
+            let mut read = |j: usize| {
+                let gold_sql = pool[j]["gold_pg"].as_str().unwrap_or("");
+                same::differences_read(&sig, &pool_sigs[j], &names, |words| held(&mut c, &catalog, words, gold_sql))
+            };
+            let all_diffs: Vec<Vec<same::Difference>> = near.iter().map(|&(_, j)| read(j)).collect();
             let (d, j) = near[0];
-            let diffs = same::differences(&sig, &pool_sigs[j]);
-            seen.push((near.iter().map(|&(d, j)| (d, same::differences(&sig, &pool_sigs[j]).is_empty(), right(j))).collect(), answerable));
+            let diffs = all_diffs[0].clone();
+            seen.push((near.iter().zip(&all_diffs).map(|(&(d, j), diffs)| (d, diffs.is_empty(), right(j))).collect(), answerable));
             let mut adapted = Vec::new();
-            for &(d, j) in near.iter().filter(|(d, _)| *d <= 0.5) {
+            for (&(d, j), diffs) in near.iter().zip(&all_diffs).filter(|((d, _), _)| *d <= 0.5) {
                 let pool_q = pool[j]["question"].as_str().unwrap_or("");
-                let Some(subs) = same::adaptation(question, &sig, pool_q, &pool_sigs[j]).filter(|s| !s.is_empty()) else { continue };
+                let Some(subs) = same::substitutions(question, &sig, pool_q, &pool_sigs[j], diffs).filter(|s| !s.is_empty()) else { continue };
                 let Some(sql) = substitute(pool[j]["gold_pg"].as_str().unwrap_or(""), &subs) else { continue };
                 let ok = rows(&mut c, &sql).is_ok_and(|r| gold.strict(&r));
                 adapted.push((d, ok));
@@ -377,6 +384,7 @@ fn judge(set: &str, dbs: &[(String, Vec<&Value>)], pool_size: usize, per_db: usi
     }
     raw.flush().expect("flush");
     let n = seen.len();
+    println!("data scans for words that differ: {}", SCANS.load(std::sync::atomic::Ordering::Relaxed));
     let answerable = seen.iter().filter(|s| s.1).count();
     println!("\n{n} asked questions; {answerable} have a pool example whose gold gives their gold result");
     println!("\nthe nearest example within the cut in which the judge finds no difference (as same::asked_again takes it):");
@@ -419,4 +427,23 @@ fn judge(set: &str, dbs: &[(String, Vec<&Value>)], pool_size: usize, per_db: usi
     }
     raw.flush().expect("flush");
     println!("raw: {out_path}, {adapted_path}");
+}
+
+/// Scans made by [`held`] in a `--judge` run.
+static SCANS: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+
+/// Whether the data that `sql` reads (its tables and their neighbours) holds a word of `words` at
+/// the start of a stored word, as `ask::generate` reads it for a taught example; a query that does
+/// not parse, or a scan that fails, counts as holding one.
+fn held(c: &mut postgres::Client, catalog: &nl2sql_core::catalog::Catalog, words: &[String], sql: &str) -> bool {
+    let Ok(checked) = nl2sql_core::sql::check_query(sql) else { return true };
+    for scan in nl2sql_core::checks::literals::word_start_holders_sql(words, &checked.query, catalog) {
+        SCANS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        match rows(c, &scan) {
+            Ok(r) if r.first().is_some_and(|row| row.iter().any(|v| v == &Value::Bool(true))) => return true,
+            Ok(_) => {}
+            Err(_) => return true,
+        }
+    }
+    false
 }

@@ -333,12 +333,24 @@ impl<D: Database + ?Sized, M: Model + ?Sized> Ask<'_, '_, D, M> {
         if self.opts.reuse && !found.is_empty() {
             let names = crate::scope::link::names(&self.catalog);
             let terms_of = |q: &str| taught::mentioned(&glossary, q).into_iter().map(|t| t.term.to_lowercase()).collect();
-            let (db, catalog) = (&mut *self.db, &self.catalog);
+            let (db, catalog) = (std::cell::RefCell::new(&mut *self.db), &self.catalog);
             fn parts(e: &Example) -> (&str, f64, &str) {
                 (e.question.as_str(), e.distance, e.sql.as_str())
             }
-            self.asked_again = same::asked_again(self.question.text, &found, parts, &names, terms_of, true, |e, sql| {
-                taught::reads_only_visible_tables(&e.sql, catalog) && plans_as_caller(db, sql)
+            // whether the data the example reads holds a word the two questions do not share,
+            // read as the caller; an example the caller cannot read, or a scan that fails, counts
+            // as holding it (no reuse on what could not be read)
+            let held = |e: &Example, words: &[String]| {
+                let Ok(checked) = crate::sql::check_query(&e.sql) else { return true };
+                if !taught::reads_only_visible_tables(&e.sql, catalog) {
+                    return true;
+                }
+                let scans = crate::checks::literals::word_start_holders_sql(words, &checked.query, catalog);
+                let (found, read) = super::scope::held_by(&mut **db.borrow_mut(), scans, words);
+                !found.is_empty() || !read
+            };
+            self.asked_again = same::asked_again(self.question.text, &found, parts, &names, terms_of, true, held, |e, sql| {
+                taught::reads_only_visible_tables(&e.sql, catalog) && plans_as_caller(&mut **db.borrow_mut(), sql)
             })
             .map(same::AskedAgain::cloned);
         }
@@ -390,8 +402,14 @@ impl<D: Database + ?Sized, M: Model + ?Sized> Ask<'_, '_, D, M> {
                 what.join(" and ")
             )
         };
+        let detail = if asked_again.wording.is_empty() {
+            detail
+        } else {
+            let words: Vec<String> = asked_again.wording.iter().map(|w| format!("'{w}'")).collect();
+            format!("{detail}; the two differ only in wording ({}: no qualifier, no name of the schema, and no stored value the example reads holds it)", words.join(", "))
+        };
         let generator = if asked_again.substitutions.is_empty() { "verified_example" } else { "adapted_example" };
-        let data = json!({"generator": generator, "example_id": example.id, "substitutions": asked_again.substitutions});
+        let data = json!({"generator": generator, "example_id": example.id, "substitutions": asked_again.substitutions, "wording": asked_again.wording});
         self.trace.step(Stage::Generate, Status::Ok, detail, Some(sql.clone()), data)?;
         let mut verified = self.verify(sql);
         if verified.attempt.is_clean() {

@@ -214,22 +214,7 @@ impl<D: Database + ?Sized, M: Model + ?Sized> Ask<'_, '_, D, M> {
     /// foreign key, holds ([`crate::checks::literals::holders_sql`]), read as the caller; a read
     /// that fails says nothing.
     fn held_in_data(&mut self, names: &[String], query: &sqlparser::ast::Query) -> Vec<String> {
-        let mut held: Vec<String> = Vec::new();
-        for sql in crate::checks::literals::holders_sql(names, query, &self.catalog) {
-            // every name found: the other tables need not be read
-            if held.len() == names.len() {
-                break;
-            }
-            if let Ok(crate::result::Outcome::Rows(r)) = self.db.run(&sql, 1) {
-                let Some(row) = r.rows.first() else { continue };
-                for (name, cell) in names.iter().zip(row) {
-                    if cell.as_bool() == Some(true) && !held.contains(name) {
-                        held.push(name.clone());
-                    }
-                }
-            }
-        }
-        held
+        held_by(self.db, crate::checks::literals::holders_sql(names, query, &self.catalog), names).0
     }
 
     /// Each word's nearest names by meaning: the names' embeddings as stored (the missing ones
@@ -264,4 +249,28 @@ impl<D: Database + ?Sized, M: Model + ?Sized> Ask<'_, '_, D, M> {
         }
         Ok(out)
     }
+}
+
+/// Which of `names` the scans `sqls` ([`crate::checks::literals::holders_sql`] and its kin) find
+/// held, read as the caller through `db`, and whether every scan that was needed could be read.
+pub(super) fn held_by<D: Database + ?Sized>(db: &mut D, sqls: Vec<String>, names: &[String]) -> (Vec<String>, bool) {
+    let (mut held, mut read) = (Vec::<String>::new(), true);
+    for sql in sqls {
+        // every name found: the other tables need not be read
+        if held.len() == names.len() {
+            break;
+        }
+        match db.run(&sql, 1) {
+            Ok(crate::result::Outcome::Rows(r)) => {
+                let Some(row) = r.rows.first() else { continue };
+                for (name, cell) in names.iter().zip(row) {
+                    if cell.as_bool() == Some(true) && !held.contains(name) {
+                        held.push(name.clone());
+                    }
+                }
+            }
+            _ => read = false,
+        }
+    }
+    (held, read)
 }

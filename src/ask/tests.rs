@@ -888,6 +888,37 @@ fn a_verified_example_that_asks_the_question_again_answers_it_without_a_generati
 }
 
 #[test]
+fn a_verified_example_worded_otherwise_answers_unless_the_data_holds_the_word() {
+    let options = json!({"probe": false, "refuse": false});
+    let taught = || {
+        let mut db = split_db();
+        db.examples = vec![example(4, "Which author wrote the cheapest book?", CHEAPEST, 0.1)];
+        db
+    };
+    // "actually" is only wording: no qualifier, no name of the schema, and no stored value the
+    // example reads holds it (the scan, as the caller, finds it nowhere)
+    let question = "Which author actually wrote the cheapest book?";
+    let mut db = taught();
+    let mut model = ScriptedModel::new(vec![]);
+    let e = run(&mut db, &mut model, question, options.clone()).unwrap();
+    assert_eq!(e.chosen_sql, CHEAPEST);
+    assert!(model.requests.is_empty());
+    let generate = e.steps.iter().find(|s| s.stage == Stage::Generate).unwrap();
+    assert_eq!(generate.data["generator"], "verified_example");
+    assert_eq!(generate.data["wording"], json!(["actually"]));
+    assert!(generate.detail.contains("the two differ only in wording ('actually'"), "{}", generate.detail);
+    assert!(db.ran.iter().any(|sql| sql.contains("~* '\\mactually'")), "{:?}", db.ran);
+
+    // the data holds the word: it is a value the example does not ask for, generated afresh
+    let mut db = taught();
+    db.answers.push(("\\mactually".into(), rows(&["held"], json!([[true]]))));
+    let mut model = ScriptedModel::new(vec![sql_reply(CHEAPEST), sql_reply(CHEAPEST)]);
+    let e = run(&mut db, &mut model, question, options.clone()).unwrap();
+    assert!(!model.requests.is_empty());
+    assert!(e.steps.iter().all(|s| s.data["generator"] != "verified_example"));
+}
+
+#[test]
 fn a_verified_example_about_another_value_is_adapted_and_verified_without_a_generation() {
     let options = json!({"probe": false, "refuse": false});
     const FRANCE: &str = "SELECT b.title FROM books AS b JOIN authors AS a ON b.author_id = a.author_id WHERE a.country = 'France'";

@@ -297,6 +297,20 @@ pub fn tables_read(query: &Query, catalog: &Catalog) -> Vec<RelName> {
 /// that reads, in one row, whether any of its text columns holds each word (ignoring case,
 /// anywhere in the value).
 pub fn holders_sql(words: &[String], query: &Query, catalog: &Catalog) -> Vec<String> {
+    holders(words, query, catalog, |w| format!("ILIKE {}", quote(&format!("%{}%", w.replace('\\', "\\\\").replace('%', "\\%").replace('_', "\\_")))))
+}
+
+/// As [`holders_sql`], for words that must begin a word of the stored text (ignoring case): the
+/// singular "scene" is held by "Deleted Scenes", "part" is not held by "Department".
+pub fn word_start_holders_sql(words: &[String], query: &Query, catalog: &Catalog) -> Vec<String> {
+    // every character that is not a letter or a digit is escaped, so the word is read literally
+    let escaped = |w: &str| w.chars().map(|c| if c.is_alphanumeric() { c.to_string() } else { format!("\\{c}") }).collect::<String>();
+    holders(words, query, catalog, |w| format!("~* {}", quote(&format!("\\m{}", escaped(w)))))
+}
+
+/// Per table of [`text_columns_near`], the SQL that reads whether any text column holds each word,
+/// `test` giving the operator and pattern a column's text is tested with.
+fn holders(words: &[String], query: &Query, catalog: &Catalog, test: impl Fn(&str) -> String) -> Vec<String> {
     if words.is_empty() {
         return Vec::new();
     }
@@ -307,8 +321,8 @@ pub fn holders_sql(words: &[String], query: &Query, catalog: &Catalog) -> Vec<St
             let tests: Vec<String> = words
                 .iter()
                 .map(|w| {
-                    let pattern = quote(&format!("%{}%", w.replace('\\', "\\\\").replace('%', "\\%").replace('_', "\\_")));
-                    let any: Vec<String> = columns.iter().map(|c| format!("{}::text ILIKE {pattern}", quote_ident(c))).collect();
+                    let t = test(w);
+                    let any: Vec<String> = columns.iter().map(|c| format!("{}::text {t}", quote_ident(c))).collect();
                     format!("coalesce(bool_or({}), false)", any.join(" OR "))
                 })
                 .collect();
@@ -491,6 +505,16 @@ mod tests {
         assert!(sql[1].contains("name::text ILIKE '%Saffir\\_Simpson%' OR country::text ILIKE '%Saffir\\_Simpson%'"), "{}", sql[1]);
         assert!(sql[1].contains("ILIKE '%100\\%%'"), "{}", sql[1]);
         assert!(holders_sql(&[], &q, &bookshop()).is_empty());
+    }
+
+    #[test]
+    fn a_word_is_looked_for_at_the_start_of_a_stored_word_and_read_literally() {
+        let q = check_query("SELECT title FROM books").unwrap().query;
+        let sql = word_start_holders_sql(&["scene".into(), "a.b".into()], &q, &bookshop());
+        assert_eq!(sql.len(), 2, "{sql:?}");
+        assert!(sql[1].contains("name::text ~* '\\mscene' OR country::text ~* '\\mscene'"), "{}", sql[1]);
+        assert!(sql[1].contains("~* '\\ma\\.b'"), "{}", sql[1]);
+        assert!(word_start_holders_sql(&[], &q, &bookshop()).is_empty());
     }
 
     fn stored(variants: &[&str], near: &[&str], elsewhere: &[(&RelName, &str)]) -> Stored {

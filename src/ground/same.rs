@@ -116,6 +116,11 @@ pub fn operators(question: &str) -> BTreeSet<String> {
                 tokens.push(token);
                 i += 2;
             }
+            // the adverb ranks as its adjective: "most recently" is "the most recent"
+            None if pair == ("most", "recently") => {
+                tokens.extend(["most", "recent"]);
+                i += 2;
+            }
             None => {
                 tokens.push(words[i]);
                 i += 1;
@@ -177,6 +182,13 @@ pub fn operators(question: &str) -> BTreeSet<String> {
             out.insert(word.to_string());
         }
     }
+    // what a count or an aggregate is taken for: "for each storm" and "in each region" (or "per
+    // region") group by other things, whatever else the two questions share
+    for pair in tokens.windows(2) {
+        if matches!(pair[0], "each" | "per") && pair[1].chars().all(char::is_alphabetic) && !lexicon::is_function_word(pair[1]) {
+            out.insert(format!("each {}", singular(pair[1])));
+        }
+    }
     // "either … or" asks what "or" asks
     if out.contains("or") {
         out.remove("either");
@@ -223,6 +235,40 @@ pub fn differences(a: &Signature, b: &Signature) -> Vec<Difference> {
     out
 }
 
+/// The words in which two signatures' unlinked words differ, when every one of them is only
+/// wording: neither a qualifier of the lexicon ("new", "only", "distinct") nor a word that a
+/// table or column name is made of. `None` when the two do not differ there, or when one of the
+/// words is a qualifier or a schema's word (those ask something).
+pub fn wording_only(a: &Signature, b: &Signature, names: &[Name]) -> Option<Vec<String>> {
+    let delta: Vec<String> = a.unlinked.symmetric_difference(&b.unlinked).cloned().collect();
+    let schema_word = |w: &str| names.iter().any(|n| n.tokens.iter().any(|t| t == w || singular(t) == w));
+    if delta.is_empty() || delta.iter().any(|w| lexicon::QUALIFIERS.contains(&w.as_str()) || schema_word(w)) {
+        return None;
+    }
+    Some(delta)
+}
+
+/// The parts in which two questions differ as the schema *and the data* read them:
+/// [`differences`], except that unlinked words that are only wording ([`wording_only`]) and that
+/// no stored value holds ask nothing. A verb, a filler or a misspelling ("happened", "actually",
+/// "offer", "comapny") changes how a question is put, not what it asks; a word the data holds
+/// ("cat allergies" and "food allergies", both stored) is a value, and the two differ.
+/// `held` is asked only when the rest of the signatures would allow an answer from the example
+/// (they differ in nothing else, or in values and numbers only), and says whether the data holds
+/// any of the words.
+pub fn differences_read(a: &Signature, b: &Signature, names: &[Name], held: impl FnOnce(&[String]) -> bool) -> Vec<Difference> {
+    let mut out = differences(a, b);
+    let others_allow = out.iter().all(|d| matches!(d, Difference::Unlinked | Difference::Numbers | Difference::Values));
+    if out.contains(&Difference::Unlinked) && others_allow {
+        if let Some(words) = wording_only(a, b, names) {
+            if !held(&words) {
+                out.retain(|d| *d != Difference::Unlinked);
+            }
+        }
+    }
+    out
+}
+
 /// Examples farther than this from the question (cosine distance of the two questions as
 /// written, all-MiniLM-L6-v2) are never taken as the question asked again. Tuned on 40
 /// spider_train databases that Benchmark 11 does not measure (`learning --judge`): the nearest
@@ -249,7 +295,11 @@ fn value_phrases(question: &str) -> Vec<String> {
 /// or in more than one value or number, where which literal stands for which cannot be read.
 /// Empty when they do not differ at all.
 pub fn adaptation(question: &str, asked: &Signature, example: &str, taught: &Signature) -> Option<Vec<Substitution>> {
-    let diffs = differences(asked, taught);
+    substitutions(question, asked, example, taught, &differences(asked, taught))
+}
+
+/// [`adaptation`] given the two signatures' differences (as [`differences_read`] reads them).
+pub fn substitutions(question: &str, asked: &Signature, example: &str, taught: &Signature, diffs: &[Difference]) -> Option<Vec<Substitution>> {
     if diffs.iter().any(|d| !matches!(d, Difference::Numbers | Difference::Values)) {
         return None;
     }
@@ -286,11 +336,14 @@ pub struct AskedAgain<E> {
     pub sql: String,
     /// Empty when the example asks the question again word for word in meaning.
     pub substitutions: Vec<Substitution>,
+    /// The words in which the two questions differ only in wording ([`differences_read`]): no
+    /// qualifier, no word of the schema, held by no stored value. Empty when they share them all.
+    pub wording: Vec<String>,
 }
 
 impl<E: Clone> AskedAgain<&E> {
     pub fn cloned(self) -> AskedAgain<E> {
-        AskedAgain { example: self.example.clone(), sql: self.sql, substitutions: self.substitutions }
+        AskedAgain { example: self.example.clone(), sql: self.sql, substitutions: self.substitutions, wording: self.wording }
     }
 }
 
@@ -299,8 +352,10 @@ impl<E: Clone> AskedAgain<&E> {
 /// [`ADAPT_DISTANCE`] whose SQL can be [`adaptation`]-adapted to it (`adapt` on), and that
 /// mentions the same glossary terms (`terms_of` gives the terms a question mentions: "long books"
 /// asks more than "books" when "long book" is defined). `example` gives an example's question,
-/// distance and SQL. `usable` is the caller's check of an example and the SQL that would answer
-/// (its tables visible, the SQL planned as them); it runs only on one the judge accepts.
+/// distance and SQL. `held` says whether the data that the example's SQL reads holds any of some
+/// words (see [`differences_read`]). `usable` is the caller's check of an example and the SQL that
+/// would answer (its tables visible, the SQL planned as them); it runs only on one the judge accepts.
+#[allow(clippy::too_many_arguments)]
 pub fn asked_again<'e, E>(
     question: &str,
     examples: &'e [E],
@@ -308,6 +363,7 @@ pub fn asked_again<'e, E>(
     names: &[Name],
     terms_of: impl Fn(&str) -> BTreeSet<String>,
     adapt: bool,
+    mut held: impl FnMut(&E, &[String]) -> bool,
     mut usable: impl FnMut(&E, &str) -> bool,
 ) -> Option<AskedAgain<&'e E>> {
     let asked = signature(question, names);
@@ -315,13 +371,16 @@ pub fn asked_again<'e, E>(
     let cut = if adapt { REUSE_DISTANCE.max(ADAPT_DISTANCE) } else { REUSE_DISTANCE };
     examples.iter().filter(|e| example(e).1 <= cut).find_map(|e| {
         let (text, distance, sql) = example(e);
-        let substitutions = adaptation(question, &asked, text, &signature(text, names))?;
+        let taught = signature(text, names);
+        let diffs = differences_read(&asked, &taught, names, |words| held(e, words));
+        let substitutions = substitutions(question, &asked, text, &taught, &diffs)?;
+        let wording = if diffs.contains(&Difference::Unlinked) { Vec::new() } else { wording_only(&asked, &taught, names).unwrap_or_default() };
         let within = if substitutions.is_empty() { distance <= REUSE_DISTANCE } else { adapt && distance <= ADAPT_DISTANCE };
         if !within || terms_of(text) != terms {
             return None;
         }
         let sql = if substitutions.is_empty() { sql.to_string() } else { substitute(sql, &substitutions)? };
-        usable(e, &sql).then_some(AskedAgain { example: e, sql, substitutions })
+        usable(e, &sql).then_some(AskedAgain { example: e, sql, substitutions, wording })
     })
 }
 
@@ -372,6 +431,37 @@ mod tests {
         assert_eq!(differences(&sig("How many customers have cat allergies?"), &sig("How many customers have food allergies?")), [Difference::Unlinked]);
     }
 
+    #[test]
+    fn words_that_only_word_the_question_differently_ask_nothing_unless_the_data_holds_them() {
+        let names = link::names(&retail());
+        let (a, b) = (sig("Which customers live in Paris?"), sig("Which customers actually live in Paris?"));
+        assert_eq!(differences(&a, &b), [Difference::Unlinked]);
+        assert_eq!(wording_only(&a, &b, &names), Some(vec!["actually".to_string()]));
+        assert_eq!(differences_read(&a, &b, &names, |_| false), []);
+        assert_eq!(differences_read(&a, &b, &names, |w| w == ["actually"]), [Difference::Unlinked]);
+        // a qualifier asks something whatever the data holds
+        let (a, b) = (sig("How many products are there?"), sig("How many new products are there?"));
+        assert_eq!(wording_only(&a, &b, &names), None);
+        assert_eq!(differences_read(&a, &b, &names, |_| false), [Difference::Unlinked]);
+        // the data is not read when the questions differ in more than values and numbers
+        let (a, b) = (sig("How many customers are there?"), sig("How many products actually are there?"));
+        assert_eq!(differences_read(&a, &b, &names, |_| panic!("read")), [Difference::Names, Difference::Unlinked]);
+        // another value and a filler: the data is read, and the value stays
+        let (a, b) = (sig("Which customers live in 'Lyon'?"), sig("Which customers actually live in 'Paris'?"));
+        assert_eq!(differences_read(&a, &b, &names, |_| false), [Difference::Values]);
+    }
+
+    #[test]
+    fn what_a_count_is_taken_for_and_a_ranking_adverb_are_operations() {
+        // "for each storm" and "in each region" group by other things
+        assert_ne!(operators("How many regions were affected by each storm?"), operators("How many storms occurred in each region?"));
+        assert_eq!(operators("the number of orders for each customer"), operators("the number of orders per customer"));
+        assert!(operators("What does each of the products cost?").iter().all(|o| !o.starts_with("each")));
+        // "most recently" ranks by time, as "the most recent"
+        assert_eq!(operators("the customer who started a policy most recently"), operators("the customer with the most recent policy"));
+        assert_ne!(operators("the customer who started a policy most recently"), operators("the customer with the most policies"));
+    }
+
     type Taught = (&'static str, f64, &'static str);
     fn parts(e: &Taught) -> (&str, f64, &str) {
         (e.0, e.1, e.2)
@@ -383,18 +473,18 @@ mod tests {
         let none = |_: &str| BTreeSet::new();
         let count = "SELECT count(*) FROM sales.\"Customers\"";
         let examples: [Taught; 3] = [("How many products are there?", 0.05, "SELECT count(*) FROM catalog.products"), ("Count the customers.", 0.2, count), ("How many customers are there?", 0.25, count)];
-        let found = asked_again("How many customers do we have?", &examples, parts, &names, none, true, |_, _| true).unwrap();
+        let found = asked_again("How many customers do we have?", &examples, parts, &names, none, true, |_, _| false, |_, _| true).unwrap();
         assert_eq!((found.example, found.sql.as_str(), found.substitutions.len()), (&examples[1], count, 0));
         // the caller's check rules out the first: the next
-        let found = asked_again("How many customers do we have?", &examples, parts, &names, none, true, |e, _| e.1 > 0.2).unwrap();
+        let found = asked_again("How many customers do we have?", &examples, parts, &names, none, true, |_, _| false, |e, _| e.1 > 0.2).unwrap();
         assert_eq!(found.example, &examples[2]);
         // beyond the cut, nothing
         let far: [Taught; 1] = [("Count the customers.", REUSE_DISTANCE + 0.01, count)];
-        assert_eq!(asked_again("How many customers do we have?", &far, parts, &names, none, true, |_, _| true), None);
+        assert_eq!(asked_again("How many customers do we have?", &far, parts, &names, none, true, |_, _| false, |_, _| true), None);
         // a glossary term one question mentions and the other does not
         let terms = |q: &str| if q.contains("big") { BTreeSet::from(["big spender".to_string()]) } else { BTreeSet::new() };
         let spenders: [Taught; 1] = [("How many customers are there?", 0.1, count)];
-        assert_eq!(asked_again("How many big spenders are customers?", &spenders, parts, &names, terms, true, |_, _| true), None);
+        assert_eq!(asked_again("How many big spenders are customers?", &spenders, parts, &names, terms, true, |_, _| false, |_, _| true), None);
     }
 
     #[test]
@@ -403,21 +493,21 @@ mod tests {
         let none = |_: &str| BTreeSet::new();
         let city = "SELECT \"FullName\" FROM sales.\"Customers\" WHERE city = 'New York'";
         let examples: [Taught; 1] = [("Which customers live in New York?", 0.2, city)];
-        let found = asked_again("Which customers live in Buenos Aires?", &examples, parts, &names, none, true, |_, _| true).unwrap();
+        let found = asked_again("Which customers live in Buenos Aires?", &examples, parts, &names, none, true, |_, _| false, |_, _| true).unwrap();
         assert_eq!(found.sql, "SELECT \"FullName\" FROM sales.\"Customers\" WHERE city = 'Buenos Aires'");
         assert_eq!(found.substitutions, [Substitution { from: "New York".into(), to: "Buenos Aires".into(), number: false }]);
         // what the caller checks is the adapted SQL
         let mut checked = String::new();
-        asked_again("Which customers live in 'Lyon'?", &examples, parts, &names, none, true, |_, sql| {
+        asked_again("Which customers live in 'Lyon'?", &examples, parts, &names, none, true, |_, _| false, |_, sql| {
             checked = sql.to_string();
             false
         });
         assert!(checked.ends_with("'Lyon'"), "{checked}");
         // adaptation off: only the same question
-        assert_eq!(asked_again("Which customers live in Lyon?", &examples, parts, &names, none, false, |_, _| true), None);
+        assert_eq!(asked_again("Which customers live in Lyon?", &examples, parts, &names, none, false, |_, _| false, |_, _| true), None);
         let top = "SELECT name FROM catalog.products ORDER BY price DESC LIMIT 3";
         let examples: [Taught; 1] = [("Show the 3 most expensive products.", 0.1, top)];
-        let found = asked_again("Show the five most expensive products.", &examples, parts, &names, none, true, |_, _| true).unwrap();
+        let found = asked_again("Show the five most expensive products.", &examples, parts, &names, none, true, |_, _| false, |_, _| true).unwrap();
         assert!(found.sql.ends_with("LIMIT 5"), "{}", found.sql);
     }
 
@@ -435,7 +525,7 @@ mod tests {
         // a value the example's SQL does not write as a literal: no answer from it
         let names2 = link::names(&retail());
         let by_id: [Taught; 1] = [("Which customers live in Paris?", 0.1, "SELECT \"FullName\" FROM sales.\"Customers\" WHERE \"CustomerID\" = 7")];
-        assert_eq!(asked_again("Which customers live in Lyon?", &by_id, parts, &names2, |_: &str| BTreeSet::new(), true, |_, _| true), None);
+        assert_eq!(asked_again("Which customers live in Lyon?", &by_id, parts, &names2, |_: &str| BTreeSet::new(), true, |_, _| false, |_, _| true), None);
     }
 
     #[test]
