@@ -219,7 +219,12 @@ impl Taught {
     }
 
     /// The prompt text: the glossary entries, then the examples (nearest last, closest to the
-    /// question); empty when nothing is shown.
+    /// question); empty when nothing is shown. An example that asks the question again answers it
+    /// without a prompt (`ground::same`), so the examples a prompt shows ask other things: they
+    /// are shown for the schema's use, not to be copied (asked to use an example's SQL "changed
+    /// only where the question differs", the 1.5B model lost 12 of the 16 Benchmark 11 questions
+    /// whose answer at k = 20 an example shown changed, mostly by taking a near example's filter
+    /// or shape: `learning_v4_adapt` and `learning_spider`).
     pub fn to_prompt(&self) -> String {
         let mut out = Vec::new();
         if !self.terms.is_empty() {
@@ -229,8 +234,9 @@ impl Taught {
         if !self.examples.is_empty() {
             let shown: Vec<String> = self.examples.iter().rev().map(example_text).collect();
             out.push(format!(
-                "Verified questions of this database close to the question, with their SQL (one that asks the same \
-                 thing answers it: use its SQL, changed only where the question differs, for example in its values):\n{}",
+                "Verified questions of this database close to the question, with their SQL. They ask other things \
+                 than the question: follow them for how the tables join and what the columns mean, and write the \
+                 query the question itself asks for (its columns, filters, grouping and order):\n{}",
                 shown.join("\n\n")
             ));
         }
