@@ -138,6 +138,34 @@ fn learn_a_taught_question_asked_again_in_other_words_is_answered_with_its_verif
 }
 
 #[pg_test]
+fn learn_a_taught_question_worded_otherwise_is_answered_unless_the_data_holds_the_other_word() {
+    load_bookshop();
+    let taught = "SELECT a.name, count(*) FROM authors AS a JOIN books AS b ON b.author_id = a.author_id GROUP BY a.name";
+    json_of(&format!("SELECT nl2sql_teach('How many books did each author write?', $${taught}$$)"));
+    let stored: String = Spi::get_one("SELECT sql FROM nl2sql_examples()").unwrap().unwrap();
+    let url = scripted_llm(&["{\"sql\": \"SELECT count(*) FROM books\"}"], 20);
+    exec(&format!("SET LOCAL nl2sql.llm_endpoint = '{url}'"));
+    let options = "{\"probe\": false, \"refuse\": false}";
+    let near = |run_id: i64| {
+        let taught = json_of(&format!("SELECT output FROM nl2sql.steps WHERE run_id = {run_id} AND stage = 'taught'"));
+        taught["nearest"][0]["distance"].as_f64().unwrap_or(1.0)
+    };
+    // "actually" is no qualifier, no word of the schema, and no stored value the example reads
+    // holds it (scanned as the caller): the same question, answered with the verified SQL
+    let (run_id, rows) = run_question("How many books did each author actually write?", options);
+    let run_id = run_id.unwrap();
+    assert!(near(run_id) <= 0.3, "the example is within the reuse cut: {}", near(run_id));
+    let generate = json_of(&format!("SELECT output FROM nl2sql.steps WHERE run_id = {run_id} AND stage = 'generate'"));
+    assert_eq!(generate["generator"], json!("verified_example"), "{rows:?}");
+    assert_eq!(generate["wording"], json!(["actually"]), "{generate}");
+    assert_eq!(rows.last().unwrap().2.as_deref(), Some(stored.as_str()), "{rows:?}");
+    // "fantasy" is a genre the books hold: a value the example does not ask for, generated afresh
+    let (run_id, rows) = run_question("How many fantasy books did each author write?", options);
+    assert!(near(run_id.unwrap()) <= 0.3, "the example is within the reuse cut: {}", near(run_id.unwrap()));
+    assert_eq!(rows.last().unwrap().2.as_deref(), Some("SELECT count(*) FROM books"), "{rows:?}");
+}
+
+#[pg_test]
 fn learn_a_taught_question_asked_of_another_value_is_answered_with_its_sql_adapted_when_the_data_holds_the_value() {
     load_bookshop();
     let taught = "SELECT count(*), avg(b.price) FROM books AS b JOIN authors AS a ON a.author_id = b.author_id WHERE a.country = 'Nigeria'";
