@@ -4,7 +4,7 @@
 //!     bench/load_spider.sh --set spider_train --index         # once: the databases, with the extension
 //!     cargo run --release --example learning -- [--set spider_train|spider] [--dbs N] [--per-db M]
 //!                                              [--ks 0,5,10,20] [--min-questions Q] [--seed S] [DATA_DIR]
-//!                                              [--db NAME,NAME] [--glossary FILE]
+//!                                              [--db NAME,NAME] [--glossary FILE] [--examples N]
 //!
 //! Databases: those of the set with at least Q questions whose gold has a trustworthy PostgreSQL
 //! result (default 40), in a seeded order, the first N (default 10). Each database's questions in
@@ -25,6 +25,8 @@
 //! JSON object: database → list of `{"term", "meaning", "sql"}`, written by a curator from the
 //! schema and its data, see `bench/data/glossary.json`) asks every question twice at each k,
 //! without and then with that database's glossary defined (`nl2sql_define`), paired.
+//! `--examples N` sets `nl2sql.examples` (how many examples a prompt shows; 0: none, an example
+//! that asks the question again still answers it) for every question.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::io::Write;
@@ -61,6 +63,7 @@ fn main() {
     let mut judge_dbs: Option<usize> = None;
     let mut named_dbs: Vec<String> = Vec::new();
     let mut glossary_file: Option<String> = None;
+    let mut shown_examples: Option<usize> = None;
     let mut dir = "../shared/data".to_string();
     let mut i = 0;
     while i < args.len() {
@@ -75,6 +78,7 @@ fn main() {
             "--judge" => judge_dbs = Some(value(i).parse().expect("--judge N")),
             "--db" => named_dbs = value(i).split(',').map(str::to_string).collect(),
             "--glossary" => glossary_file = Some(value(i)),
+            "--examples" => shown_examples = Some(value(i).parse().expect("--examples N")),
             other => {
                 dir = other.to_string();
                 i += 1;
@@ -114,9 +118,10 @@ fn main() {
         .unwrap_or_default();
     let ks_text = ks.iter().map(ToString::to_string).collect::<Vec<_>>().join(",");
     let extra = format!(
-        "{}{}",
+        "{}{}{}",
         if named_dbs.is_empty() { String::new() } else { format!(" --db {}", named_dbs.join(",")) },
-        glossary_file.as_ref().map(|f| format!(" --glossary {f}")).unwrap_or_default()
+        glossary_file.as_ref().map(|f| format!(" --glossary {f}")).unwrap_or_default(),
+        shown_examples.map(|n| format!(" --examples {n}")).unwrap_or_default()
     );
     println!(
         "command: cargo run --release --example learning -- --set {set} --dbs {n_dbs} --per-db {per_db} --ks {ks_text} --min-questions {min_q} --seed {seed}{extra} {dir}"
@@ -147,6 +152,9 @@ fn main() {
         let db = database(&set, db_id);
         let mut client = connect(&db);
         client.batch_execute("SET client_min_messages = warning; ALTER EXTENSION nl2sql UPDATE").expect("update the extension");
+        if let Some(n) = shown_examples {
+            client.batch_execute(&format!("SET nl2sql.examples = {n}")).expect("SET nl2sql.examples");
+        }
         let terms = glossaries.get(db_id.as_str());
         let with_glossary: &[bool] = if glossary_file.is_some() { &[false, true] } else { &[false] };
         for (&k, &glossary) in ks.iter().flat_map(|k| with_glossary.iter().map(move |g| (k, g))) {

@@ -105,9 +105,11 @@ fn ask_is_shown_the_taught_example_the_embedding_model_finds_and_the_glossary_te
     assert_eq!(shown["examples"][0]["question"], json!("How many books did each author write?"), "{shown}");
     assert!(shown["examples"][0]["distance"].as_f64().unwrap() < 0.15, "{shown}");
     assert_eq!(shown["terms"][0]["term"], json!("long book"), "{shown}");
-    // with the option off, nothing is shown
-    let (_, rows) = run_question("How many long books did each author write?", &options.replace('}', ", \"examples\": 0}"));
-    assert!(!rows.iter().any(|(s, _, _)| s == "taught"), "{rows:?}");
+    // with no example to show, the glossary still is
+    let (run_id, _) = run_question("How many long books did each author write?", &options.replace('}', ", \"examples\": 0}"));
+    let shown = json_of(&format!("SELECT output FROM nl2sql.steps WHERE run_id = {} AND stage = 'taught'", run_id.unwrap()));
+    assert_eq!(shown["examples"], json!([]), "{shown}");
+    assert_eq!(shown["terms"][0]["term"], json!("long book"), "{shown}");
 }
 
 #[pg_test]

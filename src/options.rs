@@ -173,8 +173,8 @@ pub struct AskOptions {
     /// A run that ends `unverified` or `ambiguous` hands its SQL over; off, only `ok` does (the
     /// others keep their status and explanation, and give no SQL: [`crate::ask::Explanation::answered`]).
     pub answer_unverified: bool,
-    /// Verified examples (the nearest, on tables the caller can see) and the glossary entries the
-    /// question mentions go into every generation; at most this many examples (0: neither).
+    /// Verified examples (the nearest, on tables the caller can see) go into every generation, at
+    /// most this many (0: none); the glossary entries the question mentions always do.
     pub examples: usize,
     /// A verified example that asks the question again ([`crate::ground::same::asked_again`])
     /// answers it with its SQL, verified like any candidate, instead of a fresh generation.
@@ -286,7 +286,7 @@ impl AskOptions {
             "refuse": self.refuse,
             "answer_unverified": self.answer_unverified,
             "examples": self.examples,
-            "reuse": self.reuse && self.examples > 0,
+            "reuse": self.reuse,
             "schemas": self.schemas,
             "value_keywords": self.values && self.value_keywords,
             "two_round": self.two_round,

@@ -301,13 +301,12 @@ impl<D: Database + ?Sized, M: Model + ?Sized> Ask<'_, '_, D, M> {
     }
 
     /// The `taught` stage: the verified examples nearest to the question and the glossary entries
-    /// it mentions, on tables the caller can see, join the grounding every prompt shows. A store
-    /// that cannot be read is recorded and the run goes on without it. With nothing taught (or
-    /// the option `examples` at 0) the stage leaves no step.
+    /// it mentions, on tables the caller can see, join the grounding every prompt shows (at most
+    /// `examples` examples; 0: none), and an example that asks the question again is found
+    /// (`reuse`). A store that cannot be read is recorded and the run goes on without it. With
+    /// nothing taught the stage leaves no step; with no example to show or reuse, the examples
+    /// are not searched.
     pub(super) fn taught(&mut self) -> Result<()> {
-        if self.opts.examples == 0 {
-            return Ok(());
-        }
         let glossary = match self.db.glossary() {
             Ok(g) => g,
             Err(e) => {
@@ -315,7 +314,7 @@ impl<D: Database + ?Sized, M: Model + ?Sized> Ask<'_, '_, D, M> {
                 Vec::new()
             }
         };
-        let found = match self.nearest_examples() {
+        let found = match if self.opts.examples > 0 || self.opts.reuse { self.nearest_examples() } else { Ok(Vec::new()) } {
             Ok(f) => f,
             Err(e) => {
                 self.trace.step(Stage::Taught, Status::Error, format!("the verified examples could not be searched: {e}"), None, Value::Null)?;

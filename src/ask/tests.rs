@@ -800,10 +800,21 @@ fn every_generation_is_shown_the_nearest_visible_examples_and_the_glossary_terms
     assert!(step.detail.ends_with("glossary: \"cheap book\""), "{}", step.detail);
     assert!(model.requests[0].messages.last().unwrap().content.contains("- cheap book: a book under 10 (in SQL: books.price < 10)"));
 
-    // off: nothing shown, nothing searched
+    // no example shown: the glossary still is, and the examples are searched only for one that
+    // asks the question again
     let mut model = ScriptedModel::new(vec![sql_reply(CHEAPEST)]);
-    let e = run(&mut db, &mut model, question, json!({"probe": false, "verify": false, "refuse": false, "examples": 0})).unwrap();
-    assert!(steps_of(&e, Stage::Taught).is_empty());
+    let e = run(&mut db, &mut model, "Which author wrote a cheap book?", json!({"probe": false, "verify": false, "refuse": false, "examples": 0})).unwrap();
+    let step = e.steps.iter().find(|s| s.stage == Stage::Taught).unwrap();
+    assert_eq!(step.detail, "shown: glossary: \"cheap book\"");
+    let prompt = &model.requests[0].messages.last().unwrap().content;
+    assert!(!prompt.contains("Verified questions") && prompt.contains("- cheap book: a book under 10"), "{prompt}");
+    assert!(!model.embedded.is_empty(), "searched for reuse");
+    // and neither shown nor reused: not searched
+    let mut model = ScriptedModel::new(vec![sql_reply(CHEAPEST)]);
+    let e = run(&mut db, &mut model, question, json!({"probe": false, "verify": false, "refuse": false, "examples": 0, "reuse": false})).unwrap();
+    // (the glossary is read: its one term the question names is over a table the caller cannot see)
+    assert_eq!(steps_of(&e, Stage::Taught), ["skipped"]);
+    assert!(model.embedded.is_empty(), "{:?}", model.embedded);
     assert!(!model.requests[0].messages.last().unwrap().content.contains("Verified questions"));
 
     // a store that cannot be read, or no embedding model: recorded, and the run goes on
