@@ -48,6 +48,7 @@ SELECT term, meaning, sql FROM nl2sql_glossary() ORDER BY term;
 -- (a small model's output is not an expected output)
 \set fast '{"generators": ["direct"], "probe": false, "verify": false, "confirm": false, "refuse": false}'
 SELECT stage, status, detail FROM nl2sql_run('How many long books did each author write?', NULL, :'fast') WHERE stage = 'taught';
+-- with no example shown (examples 0), the glossary terms the question names still are
 SELECT stage, status, detail FROM nl2sql_run('How many long books did each author write?', NULL, :'fast'::jsonb || '{"examples": 0}') WHERE stage = 'taught';
 
 -- a reader who may SELECT customers only: no example or term over books is listed or shown to them,
