@@ -314,7 +314,9 @@ impl<D: Database + ?Sized, M: Model + ?Sized> Ask<'_, '_, D, M> {
                 Vec::new()
             }
         };
-        let found = match if self.opts.examples > 0 || self.opts.reuse { self.nearest_examples() } else { Ok(Vec::new()) } {
+        // examples are searched only when some can be shown or reused
+        let searched = if self.opts.examples > 0 || self.opts.reuse { self.nearest_examples() } else { Ok(Vec::new()) };
+        let found = match searched {
             Ok(f) => f,
             Err(e) => {
                 self.trace.step(Stage::Taught, Status::Error, format!("the verified examples could not be searched: {e}"), None, Value::Null)?;

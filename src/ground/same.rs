@@ -371,12 +371,16 @@ pub fn asked_again<'e, E>(
     let cut = if adapt { REUSE_DISTANCE.max(ADAPT_DISTANCE) } else { REUSE_DISTANCE };
     examples.iter().filter(|e| example(e).1 <= cut).find_map(|e| {
         let (text, distance, sql) = example(e);
+        // the glossary terms first: they cost nothing, where reading the differences may scan data
+        if terms_of(text) != terms {
+            return None;
+        }
         let taught = signature(text, names);
         let diffs = differences_read(&asked, &taught, names, |words| held(e, words));
         let substitutions = substitutions(question, &asked, text, &taught, &diffs)?;
         let wording = if diffs.contains(&Difference::Unlinked) { Vec::new() } else { wording_only(&asked, &taught, names).unwrap_or_default() };
         let within = if substitutions.is_empty() { distance <= REUSE_DISTANCE } else { adapt && distance <= ADAPT_DISTANCE };
-        if !within || terms_of(text) != terms {
+        if !within {
             return None;
         }
         let sql = if substitutions.is_empty() { sql.to_string() } else { substitute(sql, &substitutions)? };
