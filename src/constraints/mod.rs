@@ -205,6 +205,7 @@ fn picks_some(q: &str) -> bool {
 static LIST_TOO: Lazy<Regex> = Lazy::new(|| re(r"\b(list|name all|name them|state all|show all)\b"));
 static GROUPING: Lazy<Regex> = Lazy::new(|| re(r"\b(for each|for every|in each|of each|per)\b"));
 static RATE_BEFORE: Lazy<Regex> = Lazy::new(|| re(r"\d\s*$"));
+static PER_AROUND: Lazy<Regex> = Lazy::new(|| re(r"\b[a-z]+\s+per\s+[a-z]+\b"));
 static AGGREGATE_CUE: Lazy<Regex> = Lazy::new(|| re(&format!(r"\b({})\b", lexicon::alternation(lexicon::AGGREGATE_CUES.iter().copied()))));
 
 /// Does the question name a number that may count the rows it wants ("five customers", "3
@@ -340,7 +341,9 @@ pub fn extract(question: &str, evidence: Option<&str>) -> Vec<Constraint> {
     let rate = |m: &regex::Captures| m[1].starts_with("per") && RATE_BEFORE.is_match(&q[..m.get(0).expect("match").start()]);
     if let Some(m) = GROUPING.captures_iter(&q).find(|m| !rate(m)) {
         if AGGREGATE_CUE.is_match(&q) {
-            push(Kind::Grouping, &m[1]);
+            // "per" with the words around it, which may name a stored rate ("pages per minute")
+            let around = PER_AROUND.captures(&q).filter(|_| &m[1] == "per").and_then(|a| a.get(0));
+            push(Kind::Grouping, around.map_or(&m[1], |a| a.as_str()));
         }
     }
     // "list all ..." with nothing that limits the rows
@@ -459,10 +462,11 @@ pub fn verify(c: &Constraint, f: &QueryFacts) -> Verdict {
             }) || value.parse::<f64>().is_ok_and(|n| f.numbers.iter().any(|t| number_matches(t, n)))
                 || (year && f.numbers.iter().chain(f.strings.iter()).any(|t| year_in(t, &v, &c.phrase)))
                 || f.identifiers.contains(&v)
+                || (!year && f.strings.iter().chain(f.identifiers.iter()).any(|t| written_alike(t, &v)))
         }
         // with no aggregate at all, every row is already one per entity
         Kind::Grouping => {
-            f.group_by || f.window || f.distinct || !f.has_function(&["count", "sum", "avg", "min", "max", "total"])
+            f.group_by || f.window || f.distinct || !f.has_function(&["count", "sum", "avg", "min", "max", "total"]) || stored_rate(&c.phrase, f)
         }
         Kind::Negation => f.negation || f.set_operation || f.falsy_equality,
         // read from an absence, the rule cannot tell a pick of one extreme the lexicon has no word
@@ -471,6 +475,28 @@ pub fn verify(c: &Constraint, f: &QueryFacts) -> Verdict {
         Kind::AllRows => !f.outer_limit || (c.phrase == NO_COUNT_ASKED && !f.order_desc.is_empty() && f.limits.contains(&1)),
     };
     Verdict { constraint: c.clone(), satisfied, message: if satisfied { String::new() } else { c.requirement() } }
+}
+
+/// Does the SQL read a column named for the rate "X per Y" names (`pages_per_minute_color` for
+/// "pages per minute"): a stored rate, not a group per Y?
+fn stored_rate(phrase: &str, f: &QueryFacts) -> bool {
+    let words: Vec<&str> = phrase.split_whitespace().collect();
+    let [before, "per", after] = words.as_slice() else { return false };
+    use crate::scope::link::singular;
+    let rate = format!("{}_per_{}", singular(before), singular(after));
+    f.identifiers.iter().any(|i| i.split('_').map(singular).collect::<Vec<_>>().join("_").contains(&rate))
+}
+
+/// Is a literal or a name of the SQL the question's quoted value, written otherwise: alike in
+/// letters and digits once case, spaces and punctuation are dropped ("Tokyo , Japan" for
+/// 'Tokyo,Japan'; `date_in_location_from` for 'the date in location from'), or one edit away
+/// when that is at least six of them ('activitor' for 'activator'). Whether the data stores the
+/// SQL's form is the `literal` check's to judge, on the data.
+fn written_alike(sql: &str, quoted: &str) -> bool {
+    let bare = |s: &str| s.chars().filter(|c| c.is_alphanumeric()).flat_map(char::to_lowercase).collect::<String>();
+    let quoted = quoted.strip_prefix("the ").unwrap_or(quoted);
+    let (a, b) = (bare(sql.trim_matches('%')), bare(quoted));
+    !b.is_empty() && (a == b || (b.chars().count() >= 6 && strsim::osa_distance(&a, &b) <= 1))
 }
 
 /// The singular of the noun a count phrase names ("how many kids" → `kid`), if it names one.
@@ -588,6 +614,38 @@ mod tests {
         assert!(holds("Find songs in 'English'", "SELECT title FROM songs WHERE lang = 'english'"));
         assert!(holds("What is the average age for each country?", "SELECT country, avg(age) FROM s GROUP BY country"));
         assert!(!holds("What is the average age for each country?", "SELECT avg(age) FROM s"));
+    }
+
+    #[test]
+    fn a_quoted_value_written_otherwise_in_the_sql_is_used() {
+        let holds = |q: &str, sql: &str| {
+            let f = facts_of(sql, SqlDialect::Postgres).unwrap();
+            extract(q, None).iter().filter(|c| c.name() == "literal").all(|c| verify(c, &f).satisfied)
+        };
+        // spaces and punctuation
+        assert!(holds("Which hotels are not in 'Lyon,France'?", "SELECT name FROM hotel WHERE city <> 'Lyon , France'"));
+        // one edit in a value of six letters or more: the data check judges which spelling is stored
+        assert!(holds("Which drugs act as an 'inhibitor'?", "SELECT name FROM drug WHERE action = 'inhibiter'"));
+        // a quoted column name, as the SQL names it
+        assert!(holds("What is 'the order date' of order 7?", "SELECT order_date FROM orders WHERE id = 7"));
+        // another value, or a short one misspelt, is not the quoted one
+        assert!(!holds("Which drugs act as an 'inhibitor'?", "SELECT name FROM drug WHERE action = 'agonist'"));
+        assert!(!holds("Books by 'Amos'", "SELECT title FROM books WHERE author = 'Amis'"));
+        assert!(!holds("Which hotels are in 'Lyon'?", "SELECT name FROM hotel"));
+    }
+
+    #[test]
+    fn a_rate_stored_per_unit_is_no_grouping() {
+        let holds = |q: &str, sql: &str| {
+            let f = facts_of(sql, SqlDialect::Postgres).unwrap();
+            extract(q, None).iter().filter(|c| c.name() == "grouping").all(|c| verify(c, &f).satisfied)
+        };
+        assert!(kinds("What is the average pages per minute of the printers?").contains(&"grouping"));
+        assert!(holds("What is the average pages per minute of the printers?", "SELECT avg(pages_per_minute) FROM printer"));
+        assert!(holds("What is the average number of goals per match of the players?", "SELECT avg(goal_per_match) FROM player"));
+        // no such column: a group per the thing named
+        assert!(!holds("What is the average price per category?", "SELECT avg(price) FROM products"));
+        assert!(holds("What is the average price per category?", "SELECT category, avg(price) FROM products GROUP BY category"));
     }
 
     #[test]
