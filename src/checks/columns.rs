@@ -163,6 +163,10 @@ pub fn unasked_items(query: &Query, catalog: &Catalog, question: &str) -> Vec<(u
     let is_key = |e: &Expr, alias: Option<&str>| {
         keys.iter().any(|k| *k == e || matches!(k, Expr::Identifier(i) if alias.is_some_and(|a| a.eq_ignore_ascii_case(&i.value))))
     };
+    // the request enumerates as many things as the query returns ("the name, latitude, and city
+    // of the station with the lowest latitude", `lat`; "the employee number, name and job title":
+    // the number may be the id): each output is one of them, however it is named
+    let enumerated = asked_attributes(question).is_some_and(|a| a.len() >= select.projection.len());
     for (n, item) in select.projection.iter().enumerate() {
         let (e, alias) = match item {
             SelectItem::UnnamedExpr(e) => (e, None),
@@ -173,14 +177,12 @@ pub fn unasked_items(query: &Query, catalog: &Catalog, question: &str) -> Vec<(u
         // measure is what ranks), or a column the phrase names; never when the question asks
         // something back after its first request
         let in_phrase = matches!(e, Expr::Function(_)) || superlative || named_in_question(e, &ranking);
-        if !matches!(e, Expr::Value(_)) && is_key(e, alias) && in_phrase && !asks_back && !named_in_question(e, &asked) {
+        if !matches!(e, Expr::Value(_)) && is_key(e, alias) && in_phrase && !asks_back && !enumerated && !named_in_question(e, &asked) {
             out.push((n, Unasked::Key));
         }
     }
     // identifiers beside other columns of their table, unless the request enumerates as many
-    // things as the query returns ("the employee number, name and job title": the number may be
-    // the id)
-    let enumerated = asked_attributes(question).is_some_and(|a| a.len() >= select.projection.len());
+    // things as the query returns
     if !ASKS_IDS.is_match(&question.to_lowercase()) && !enumerated {
         let aliases = aliases(select, catalog);
         let sole_group_key = |e: &Expr| matches!(&select.group_by, GroupByExpr::Expressions(k, _) if k.len() == 1 && k[0] == *e);
@@ -285,8 +287,8 @@ fn request_items(sentence: &str) -> Option<Vec<String>> {
     let text = span.join(" ");
     Some(
         text.split(',')
-            .flat_map(|part| part.split(" and "))
-            .flat_map(|part| part.split(" as well as "))
+            .flat_map(|part| joined_by_a_total(part.split(" and ").map(str::to_string).collect()))
+            .flat_map(|part| part.split(" as well as ").map(str::to_string).collect::<Vec<_>>())
             .map(|p| {
                 p.split_whitespace()
                     .filter(|w| !["both", "the", "their", "its", "his", "her", "and", "also", "a", "an"].contains(w))
@@ -296,6 +298,60 @@ fn request_items(sentence: &str) -> Option<Vec<String>> {
             .filter(|p| !p.is_empty())
             .collect(),
     )
+}
+
+/// The parts of one enumeration split at "and", with a total's parts read as one thing: "the
+/// total checking and savings balance" asks for one sum, not for a total and a balance.
+fn joined_by_a_total(parts: Vec<String>) -> Vec<String> {
+    let sums = |w: &str| crate::lexicon::AGGREGATE_WORDS.iter().any(|(f, words)| *f == "sum" && words.contains(&w));
+    let mut out: Vec<String> = Vec::new();
+    for part in parts {
+        match out.last_mut() {
+            Some(last) if last.split_whitespace().find(|w| !["the", "their", "its", "a", "an"].contains(w)).is_some_and(sums) => {
+                last.push_str(" and ");
+                last.push_str(&part);
+            }
+            _ => out.push(part),
+        }
+    }
+    out
+}
+
+/// The words of the names the query's outer block returns (`clean_jerk` → clean, jerk).
+fn output_name_words(select: &sqlparser::ast::Select) -> Vec<Vec<String>> {
+    select
+        .projection
+        .iter()
+        .filter_map(|i| match i {
+            SelectItem::UnnamedExpr(e) | SelectItem::ExprWithAlias { expr: e, .. } => match e {
+                Expr::Identifier(id) => Some(id.value.clone()),
+                Expr::CompoundIdentifier(parts) => parts.last().map(|p| p.value.clone()),
+                _ => None,
+            },
+            _ => None,
+        })
+        .map(|name| name.to_lowercase().split(|c: char| !c.is_alphanumeric()).filter(|w| !w.is_empty()).map(str::to_string).collect())
+        .collect()
+}
+
+/// The things asked, with two neighbours read as one when one returned name holds the last word
+/// of the first and the first word of the second ("clean and jerk" is the column `clean_jerk`).
+fn asked_of_outputs(asked: Vec<String>, names: &[Vec<String>]) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    for item in asked {
+        let joins = out.last().is_some_and(|prev| {
+            let (Some(end), Some(start)) = (prev.split_whitespace().last(), item.split_whitespace().next()) else { return false };
+            names.iter().any(|n| n.iter().any(|w| w == end) && n.iter().any(|w| w == start))
+        });
+        match out.last_mut() {
+            Some(prev) if joins => {
+                prev.push_str(" and ");
+                prev.push_str(&item);
+            }
+            _ => out.push(item),
+        }
+    }
+    out
 }
 
 /// The `attributes` finding: the request enumerates more things than the query returns columns.
@@ -308,7 +364,7 @@ pub fn missing(query: &Query, question: &str) -> Option<Finding> {
     if select.projection.iter().any(|i| !matches!(i, SelectItem::UnnamedExpr(_) | SelectItem::ExprWithAlias { .. })) {
         return None;
     }
-    let asked = asked_attributes(question)?;
+    let asked = asked_of_outputs(asked_attributes(question)?, &output_name_words(select));
     let n = select.projection.len();
     (n < asked.len()).then(|| {
         finding(
@@ -392,6 +448,12 @@ mod tests {
         assert!(columns("SELECT author_id, count(*) FROM books GROUP BY author_id", "How many books does each author have?").is_empty());
         // fewer columns than the things asked
         assert_eq!(columns("SELECT name FROM authors", "What are the name and birth year of every author?"), ["attributes"]);
+        // a total of two things is one thing asked
+        assert!(columns("SELECT a.name, sum(b.price) + sum(b.tax) FROM authors a JOIN books b ON b.author_id = a.author_id GROUP BY a.name", "List the names and total price and tax of the books of each author").is_empty());
+        assert_eq!(columns("SELECT a.name FROM authors a", "List the names and total price and tax of the books of each author"), ["attributes"]);
+        // two words of one returned name are one thing ("clean and jerk" is `clean_jerk`)
+        assert!(columns("SELECT clean_jerk FROM lifts ORDER BY total DESC LIMIT 1", "What is the clean and jerk of the lifter with the highest total?").is_empty());
+        assert_eq!(columns("SELECT snatch FROM lifts ORDER BY total DESC LIMIT 1", "What are the snatch and jerk of the lifter with the highest total?"), ["attributes"]);
         assert!(columns("SELECT name, born FROM authors", "What are the name and birth year of every author?").is_empty());
     }
 
@@ -408,6 +470,9 @@ mod tests {
         assert_eq!(retail_columns(by_price, "Which 5 products have the highest price?"), ["columns"]);
         // asked back after the first request
         assert!(retail_columns(by_price, "Which 5 products have the highest price, and what are those prices?").is_empty());
+        // enumerated among the things asked, under another word than the column's
+        assert!(retail_columns(by_price, "What are the name and cost of the 5 products with the highest price?").is_empty());
+        assert_eq!(retail_columns("SELECT name, category, price FROM catalog.products ORDER BY price DESC LIMIT 5", "What are the name and kind of the 5 products with the highest price?"), ["columns"]);
         assert!(retail_columns(by_price, "Name the 5 products with the highest price and also the price itself").is_empty());
         // the key is not named by any ranking phrase: no evidence
         assert!(retail_columns("SELECT name, category FROM catalog.products ORDER BY category", "List products and their kinds in alphabetical order").is_empty());

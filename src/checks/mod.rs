@@ -378,7 +378,7 @@ fn check_joins(select: &Select, catalog: &Catalog, out: &mut Vec<Finding>) {
                     continue;
                 }
                 let keys: Vec<_> = catalog.keys_between(&ra, &rb).collect();
-                if keys.is_empty() {
+                if keys.is_empty() || names_the_key(&ra, &ca, &rb, &cb, catalog) {
                     continue;
                 }
                 let on_key = keys.iter().any(|fk| {
@@ -399,6 +399,24 @@ fn check_joins(select: &Select, catalog: &Catalog, out: &mut Vec<Finding>) {
             }
         }
     }
+}
+
+/// Is `a.ca = b.cb` a join on one table's primary key by the column of the other that bears its
+/// name and the table's, where no foreign key is declared for it (`film.language_id =
+/// language.language_id` when only `film.original_language_id` references `language`)? A bare
+/// `id` or a key of several columns is no such evidence.
+fn names_the_key(a: &RelName, ca: &str, b: &RelName, cb: &str, catalog: &Catalog) -> bool {
+    if !ca.eq_ignore_ascii_case(cb) {
+        return false;
+    }
+    let column = ca.to_lowercase();
+    let declared = |from: &RelName, col: &str| catalog.foreign_keys.iter().any(|fk| fk.from == *from && fk.from_columns.iter().any(|f| f == col));
+    [(a, ca, b), (b, cb, a)].into_iter().any(|(owner, col, other)| {
+        catalog.table(owner).is_some_and(|t| t.primary_key.len() == 1 && t.primary_key[0] == col)
+            && column.contains(&owner.name.to_lowercase())
+            && column != owner.name.to_lowercase()
+            && !declared(other, if other == b { cb } else { ca })
+    })
 }
 
 /// Does the question name what `e` computes? A column by any word of its name (a question word and
@@ -694,6 +712,43 @@ mod tests {
         assert!(fired("SELECT a.code FROM airports a JOIN flights f ON a.code = f.source OR a.code = f.dest").is_empty());
         assert_eq!(fired("SELECT a.code FROM airports a JOIN flights f ON a.code = f.source OR a.code = f.flight_no"), ["join"]);
         assert_eq!(fired("SELECT a.code FROM airports a JOIN flights f ON a.code = f.source OR a.city = 'x'"), ["join"]);
+    }
+
+    #[test]
+    fn a_join_on_the_key_a_column_is_named_after_needs_no_declared_key() {
+        let col = |n: &str| crate::catalog::Column { name: n.into(), type_name: "integer".into(), nullable: true, comment: None };
+        let table = |n: &str, cols: &[&str], key: &[&str]| crate::catalog::Table {
+            name: RelName::new("public", n),
+            kind: crate::catalog::RelKind::Table,
+            comment: None,
+            row_estimate: None,
+            columns: cols.iter().map(|c| col(c)).collect(),
+            primary_key: key.iter().map(|k| k.to_string()).collect(),
+        };
+        // only the original language is declared as a key of films
+        let catalog = Catalog {
+            tables: vec![
+                table("language", &["language_id", "name"], &["language_id"]),
+                table("film", &["film_id", "title", "language_id", "original_language_id", "id"], &["film_id"]),
+                table("item", &["id", "name"], &["id"]),
+            ],
+            foreign_keys: vec![crate::catalog::ForeignKey {
+                name: "film_original_language_id_fkey".into(),
+                from: RelName::new("public", "film"),
+                from_columns: vec!["original_language_id".into()],
+                to: RelName::new("public", "language"),
+                to_columns: vec!["language_id".into()],
+            }],
+            ..Default::default()
+        };
+        let fired = |sql: &str| -> Vec<&'static str> {
+            check(&check_query(sql).unwrap().query, &catalog, "q", &Observed::default()).iter().map(|f| f.checker).collect()
+        };
+        assert!(fired("SELECT l.name FROM film f JOIN language l ON f.language_id = l.language_id").is_empty());
+        assert!(fired("SELECT l.name FROM film f JOIN language l ON f.original_language_id = l.language_id").is_empty());
+        // another column, or a bare id, is still no key
+        assert_eq!(fired("SELECT l.name FROM film f JOIN language l ON f.film_id = l.language_id"), ["join"]);
+        assert_eq!(fired("SELECT l.name FROM film f JOIN language l ON f.id = l.language_id"), ["join"]);
     }
 
     #[test]
