@@ -415,6 +415,9 @@ pub fn check(found: &[Literal], stored: &BTreeMap<Literal, Stored>, question: &s
                 let because = if said.is_empty() { String::new() } else { format!(": {}", said.join("; ")) };
                 match l.op {
                     Op::Equals if said.is_empty() => return None,
+                    // `<> 'null'` where no row stores the word keeps exactly the rows that hold a
+                    // value, as `IS NOT NULL` does: what it was written for
+                    Op::Differs if l.value.trim().eq_ignore_ascii_case("null") => return None,
                     Op::Equals => format!("{t}.{c} holds no {v} in any case{because}: compare the column that holds it, with the value as stored"),
                     Op::Differs => format!("{t}.{c} holds no {v} in any case, so excluding it excludes nothing{because}"),
                     Op::Matches => format!("no stored value of {t}.{c} matches {v} in any case, so the pattern matches nothing{because}"),
@@ -620,6 +623,21 @@ mod tests {
         // a pattern that matches is no finding
         read.insert(get("%Smiht%"), stored(&["Smith"], &[], &[]));
         assert_eq!(check(&found, &read, "").len(), 2);
+    }
+
+    #[test]
+    fn differing_from_the_word_null_keeps_the_rows_with_a_value() {
+        let cat = bookshop();
+        let q = check_query("SELECT name FROM customers WHERE CAST(city AS TEXT) <> 'null' AND name <> 'NULL' AND city = 'null'").unwrap().query;
+        let found = comparisons(&q, &cat);
+        let read: BTreeMap<Literal, Stored> = found.iter().map(|l| (l.clone(), stored(&[], &[], &[]))).collect();
+        let f: Vec<String> = check(&found, &read, "").into_iter().map(|f| f.message).collect();
+        // `<> 'null'` is `IS NOT NULL` when no row stores the word; `= 'null'` still matches nothing
+        assert!(f.iter().all(|m| !m.contains("excluding it")), "{f:?}");
+        let cast_equal = check_query("SELECT name FROM customers WHERE CAST(customer_id AS TEXT) = 'null'").unwrap().query;
+        let found = comparisons(&cast_equal, &cat);
+        let read: BTreeMap<Literal, Stored> = found.iter().map(|l| (l.clone(), stored(&[], &[], &[]))).collect();
+        assert_eq!(check(&found, &read, "").len(), 1);
     }
 
     #[test]
