@@ -10,6 +10,11 @@
 //!
 //! Raw per-question results go to `bench/results/gold_harm_<set>.jsonl` (or `$NL2SQL_BENCH_OUT`).
 //! Only golds with a trustworthy PostgreSQL result (`pg_ok_tie_tolerant`) are judged.
+//!
+//! Spider's golds are not all right (a value no row stores, a ranking the wrong way, a count for
+//! "what are"), so a flag is read against `bench/data/gold_flags_reviewed_<set>.tsv`, a reading by
+//! hand of every flagged gold: a flag on a gold that does not answer its question is a finding, one
+//! on a gold that does is a false alarm. The figure reports both, and any flag not read yet.
 
 use std::collections::BTreeMap;
 use std::io::Write;
@@ -112,13 +117,44 @@ fn main() {
     for (n, c) in &by_detector {
         println!("| {n} | {c} |");
     }
+    // the hand reading of flagged golds (bench/data/gold_flags_reviewed_<set>.tsv): a flag on a gold
+    // that does not answer its question is a finding, one on a gold that does is a false alarm
+    let reviewed = reviewed_flags(&format!("{}/bench/data/gold_flags_reviewed_{set}.tsv", env!("CARGO_MANIFEST_DIR")));
+    let verdict = |id: &i64| reviewed.get(id).map_or("not read", |(v, _)| v.as_str());
+    let count = |v: &str| flagged.iter().filter(|(id, _, _)| verdict(id) == v).count();
+    let (wrong, right, unread) = (count("wrong"), count("right"), count("not read"));
+    println!(
+        "\nflagged golds read by hand (bench/data/gold_flags_reviewed_{set}.tsv): {wrong} that do not answer their question (findings), \
+         {right} that do (false alarms: {:.2}% of the golds judged), {unread} not read yet",
+        pct(right)
+    );
     println!("\nevery flagged gold:");
     for (id, names, question) in &flagged {
-        println!("  #{id} [{}] {question}", names.join(", "));
+        let why = reviewed.get(id).map_or(String::new(), |(v, w)| format!(" — gold {v}: {w}"));
+        println!("  #{id} [{}] {question}{why}", names.join(", "));
     }
-    println!("\nevery fix that changed a gold's result:");
+    let harmed_right = harmed.iter().filter(|(id, _, _)| verdict(id) == "right").count();
+    println!(
+        "\nevery fix that changed a gold's result ({} on golds read as not answering their question, {harmed_right} on golds read as answering it: {:.2}%):",
+        harmed.iter().filter(|(id, _, _)| verdict(id) == "wrong").count(),
+        pct(harmed_right)
+    );
     for (id, kept, sql) in &harmed {
-        println!("  #{id} [{kept}] {sql}");
+        println!("  #{id} [{kept}] {sql} — gold {}", verdict(id));
     }
     println!("\nraw results: {out_path}");
+}
+
+/// The hand reading of flagged golds: question id → (verdict, why); `#` lines are comments.
+fn reviewed_flags(path: &str) -> BTreeMap<i64, (String, String)> {
+    std::fs::read_to_string(path)
+        .unwrap_or_default()
+        .lines()
+        .filter(|l| !l.starts_with('#') && !l.trim().is_empty())
+        .filter_map(|l| {
+            let mut parts = l.splitn(3, '\t');
+            let id = parts.next()?.trim().parse().ok()?;
+            Some((id, (parts.next()?.trim().to_string(), parts.next().unwrap_or("").trim().to_string())))
+        })
+        .collect()
 }
