@@ -542,6 +542,12 @@ mod tests {
         extract(q, None).iter().map(Constraint::name).collect()
     }
 
+    /// Does the SQL meet every constraint of this kind the question yields?
+    fn kind_holds(kind: &str, q: &str, sql: &str) -> bool {
+        let f = facts_of(sql, SqlDialect::Postgres).unwrap();
+        extract(q, None).iter().filter(|c| c.name() == kind).all(|c| verify(c, &f).satisfied)
+    }
+
     fn holds(q: &str, sql: &str) -> bool {
         let f = facts_of(sql, SqlDialect::Postgres).unwrap();
         extract(q, None).iter().all(|c| verify(c, &f).satisfied)
@@ -618,10 +624,7 @@ mod tests {
 
     #[test]
     fn a_quoted_value_written_otherwise_in_the_sql_is_used() {
-        let holds = |q: &str, sql: &str| {
-            let f = facts_of(sql, SqlDialect::Postgres).unwrap();
-            extract(q, None).iter().filter(|c| c.name() == "literal").all(|c| verify(c, &f).satisfied)
-        };
+        let holds = |q: &str, sql: &str| kind_holds("literal", q, sql);
         // spaces and punctuation
         assert!(holds("Which hotels are not in 'Lyon,France'?", "SELECT name FROM hotel WHERE city <> 'Lyon , France'"));
         // one edit in a value of six letters or more: the data check judges which spelling is stored
@@ -636,10 +639,7 @@ mod tests {
 
     #[test]
     fn a_rate_stored_per_unit_is_no_grouping() {
-        let holds = |q: &str, sql: &str| {
-            let f = facts_of(sql, SqlDialect::Postgres).unwrap();
-            extract(q, None).iter().filter(|c| c.name() == "grouping").all(|c| verify(c, &f).satisfied)
-        };
+        let holds = |q: &str, sql: &str| kind_holds("grouping", q, sql);
         assert!(kinds("What is the average pages per minute of the printers?").contains(&"grouping"));
         assert!(holds("What is the average pages per minute of the printers?", "SELECT avg(pages_per_minute) FROM printer"));
         assert!(holds("What is the average number of goals per match of the players?", "SELECT avg(goal_per_match) FROM player"));
@@ -665,10 +665,7 @@ mod tests {
 
     #[test]
     fn a_count_is_answered_by_the_column_that_stores_it() {
-        let holds = |q: &str, sql: &str| {
-            let f = facts_of(sql, SqlDialect::Postgres).unwrap();
-            extract(q, None).iter().filter(|c| c.name() == "count").all(|c| verify(c, &f).satisfied)
-        };
+        let holds = |q: &str, sql: &str| kind_holds("count", q, sql);
         assert!(holds("How many kids stay in the room reserved by Roy Sweazy?", "SELECT r.kids FROM reservations AS r WHERE r.lastname = 'SWEAZY'"));
         assert!(holds("What is the number of faculty lines at Long Beach in 2002?", "SELECT faculty FROM faculty WHERE year = 2002"));
         // the stored column must be returned, and be the thing counted
