@@ -287,64 +287,35 @@ fn request_items(sentence: &str) -> Option<Vec<String>> {
     let text = span.join(" ");
     Some(
         text.split(',')
-            .flat_map(|part| joined_by_a_total(part.split(" and ").map(str::to_string).collect()))
+            // a total's parts are one thing: "the total checking and savings balance" asks for one sum
+            .flat_map(|part| joined(part.split(" and ").map(str::to_string).collect(), |prev, _| bare_item(prev).split_whitespace().next().is_some_and(sums)))
             .flat_map(|part| part.split(" as well as ").map(str::to_string).collect::<Vec<_>>())
-            .map(|p| {
-                p.split_whitespace()
-                    .filter(|w| !["both", "the", "their", "its", "his", "her", "and", "also", "a", "an"].contains(w))
-                    .collect::<Vec<_>>()
-                    .join(" ")
-            })
+            .map(|p| bare_item(&p))
             .filter(|p| !p.is_empty())
             .collect(),
     )
 }
 
-/// The parts of one enumeration split at "and", with a total's parts read as one thing: "the
-/// total checking and savings balance" asks for one sum, not for a total and a balance.
-fn joined_by_a_total(parts: Vec<String>) -> Vec<String> {
-    let sums = |w: &str| crate::lexicon::AGGREGATE_WORDS.iter().any(|(f, words)| *f == "sum" && words.contains(&w));
-    let mut out: Vec<String> = Vec::new();
-    for part in parts {
-        match out.last_mut() {
-            Some(last) if last.split_whitespace().find(|w| !["the", "their", "its", "a", "an"].contains(w)).is_some_and(sums) => {
-                last.push_str(" and ");
-                last.push_str(&part);
-            }
-            _ => out.push(part),
-        }
-    }
-    out
+/// An item of a request without its articles and joining words ("the first name" → "first name").
+fn bare_item(item: &str) -> String {
+    item.split_whitespace()
+        .filter(|w| !["both", "the", "their", "its", "his", "her", "and", "also", "a", "an"].contains(w))
+        .collect::<Vec<_>>()
+        .join(" ")
 }
 
-/// The words of the names the query's outer block returns (`clean_jerk` → clean, jerk).
-fn output_name_words(select: &sqlparser::ast::Select) -> Vec<Vec<String>> {
-    select
-        .projection
-        .iter()
-        .filter_map(|i| match i {
-            SelectItem::UnnamedExpr(e) | SelectItem::ExprWithAlias { expr: e, .. } => match e {
-                Expr::Identifier(id) => Some(id.value.clone()),
-                Expr::CompoundIdentifier(parts) => parts.last().map(|p| p.value.clone()),
-                _ => None,
-            },
-            _ => None,
-        })
-        .map(|name| name.to_lowercase().split(|c: char| !c.is_alphanumeric()).filter(|w| !w.is_empty()).map(str::to_string).collect())
-        .collect()
+/// Is this a word that asks for a sum ("total")?
+fn sums(word: &str) -> bool {
+    crate::lexicon::AGGREGATE_WORDS.iter().any(|(f, words)| *f == "sum" && words.contains(&word))
 }
 
-/// The things asked, with two neighbours read as one when one returned name holds the last word
-/// of the first and the first word of the second ("clean and jerk" is the column `clean_jerk`).
-fn asked_of_outputs(asked: Vec<String>, names: &[Vec<String>]) -> Vec<String> {
+/// The items with each one that `joins` its predecessor (given the two) appended to it after
+/// "and", as one thing.
+fn joined(items: Vec<String>, joins: impl Fn(&str, &str) -> bool) -> Vec<String> {
     let mut out: Vec<String> = Vec::new();
-    for item in asked {
-        let joins = out.last().is_some_and(|prev| {
-            let (Some(end), Some(start)) = (prev.split_whitespace().last(), item.split_whitespace().next()) else { return false };
-            names.iter().any(|n| n.iter().any(|w| w == end) && n.iter().any(|w| w == start))
-        });
+    for item in items {
         match out.last_mut() {
-            Some(prev) if joins => {
+            Some(prev) if joins(prev, &item) => {
                 prev.push_str(" and ");
                 prev.push_str(&item);
             }
@@ -352,6 +323,28 @@ fn asked_of_outputs(asked: Vec<String>, names: &[Vec<String>]) -> Vec<String> {
         }
     }
     out
+}
+
+/// The words of the column names the query's outer block returns (`clean_jerk` → clean, jerk).
+fn output_name_words(select: &sqlparser::ast::Select) -> Vec<Vec<String>> {
+    select
+        .projection
+        .iter()
+        .filter_map(|i| match i {
+            SelectItem::UnnamedExpr(e) | SelectItem::ExprWithAlias { expr: e, .. } => crate::scope::written::column_name(e),
+            _ => None,
+        })
+        .map(|name| name.split(|c: char| !c.is_alphanumeric()).filter(|w| !w.is_empty()).map(str::to_string).collect())
+        .collect()
+}
+
+/// The things asked, with two neighbours read as one when one returned name holds the last word
+/// of the first and the first word of the second ("clean and jerk" is the column `clean_jerk`).
+fn asked_of_outputs(asked: Vec<String>, names: &[Vec<String>]) -> Vec<String> {
+    joined(asked, |prev, item| {
+        let (Some(end), Some(start)) = (prev.split_whitespace().last(), item.split_whitespace().next()) else { return false };
+        names.iter().any(|n| n.iter().any(|w| w == end) && n.iter().any(|w| w == start))
+    })
 }
 
 /// The `attributes` finding: the request enumerates more things than the query returns columns.

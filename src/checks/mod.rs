@@ -411,11 +411,11 @@ fn names_the_key(a: &RelName, ca: &str, b: &RelName, cb: &str, catalog: &Catalog
     }
     let column = ca.to_lowercase();
     let declared = |from: &RelName, col: &str| catalog.foreign_keys.iter().any(|fk| fk.from == *from && fk.from_columns.iter().any(|f| f == col));
-    [(a, ca, b), (b, cb, a)].into_iter().any(|(owner, col, other)| {
+    [(a, ca, b, cb), (b, cb, a, ca)].into_iter().any(|(owner, col, other, other_col)| {
         catalog.table(owner).is_some_and(|t| t.primary_key.len() == 1 && t.primary_key[0] == col)
             && column.contains(&owner.name.to_lowercase())
             && column != owner.name.to_lowercase()
-            && !declared(other, if other == b { cb } else { ca })
+            && !declared(other, other_col)
     })
 }
 

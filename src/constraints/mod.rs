@@ -480,9 +480,9 @@ pub fn verify(c: &Constraint, f: &QueryFacts) -> Verdict {
 /// Does the SQL read a column named for the rate "X per Y" names (`pages_per_minute_color` for
 /// "pages per minute"): a stored rate, not a group per Y?
 fn stored_rate(phrase: &str, f: &QueryFacts) -> bool {
+    use crate::scope::link::singular;
     let words: Vec<&str> = phrase.split_whitespace().collect();
     let [before, "per", after] = words.as_slice() else { return false };
-    use crate::scope::link::singular;
     let rate = format!("{}_per_{}", singular(before), singular(after));
     f.identifiers.iter().any(|i| i.split('_').map(singular).collect::<Vec<_>>().join("_").contains(&rate))
 }
