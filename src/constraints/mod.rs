@@ -155,6 +155,11 @@ static ROWS_VERB_BEFORE: Lazy<Regex> = Lazy::new(|| re(r"\b(?:name|list|pick|sho
 static COUNT: Lazy<Regex> = Lazy::new(|| {
     re(r"^\s*(how many)\b|\b(?:what is|what's|find|show|give|return|list|count|tell me)\s+(?:me\s+)?(?:the\s+)?(?:total\s+)?(number of)\b|^\s*(count)\b")
 });
+/// A count asked for beside other columns: "the name and the number of followers", "each
+/// citizenship with how many singers hold it".
+static COUNT_ALONGSIDE: Lazy<Regex> = Lazy::new(|| {
+    re(r"\b(?:and|with|along with|as well as|together with|plus)\s+(?:also\s+)?(?:the\s+|their\s+|its\s+)?(?:total\s+)?(number of|count of|how many)\b")
+});
 /// The noun a count phrase counts: "how many [different] kids".
 static COUNTED: Lazy<Regex> = Lazy::new(|| re(r"^\s+(?:of\s+)?(?:the\s+)?(?:different\s+|distinct\s+|total\s+)?([a-z][a-z_]+)\b"));
 static ON_AVERAGE: Lazy<Regex> = Lazy::new(|| re(r"\b(?:on average|in average|an average|the average|average number)\b"));
@@ -277,7 +282,10 @@ pub fn extract(question: &str, evidence: Option<&str>) -> Vec<Constraint> {
     }
     // "How many ...? List them." asks for the rows as well: no single count then
     // "how many songs, on average": an average, not a count
-    if let Some(m) = COUNT.captures(&q).filter(|_| !LIST_TOO.is_match(&q) && !ON_AVERAGE.is_match(&q)) {
+    // a count beside other columns ("list the names and the number of ...") is asked for whatever
+    // the verb
+    let counts = COUNT.captures(&q).filter(|_| !LIST_TOO.is_match(&q)).or_else(|| COUNT_ALONGSIDE.captures(&q));
+    if let Some(m) = counts.filter(|_| !ON_AVERAGE.is_match(&q)) {
         let head = m.get(1).or(m.get(2)).or(m.get(3)).expect("one group matches");
         // with the thing counted ("how many kids"): a stored column of that name answers it
         let counted = COUNTED.captures(&q[head.end()..]).map(|c| c[1].to_string());
@@ -432,7 +440,7 @@ pub fn verify(c: &Constraint, f: &QueryFacts) -> Verdict {
         Kind::Count => {
             f.has_function(&["count", "sum"])
                 || f.identifier_mentions(&["count", "num", "number"])
-                || counted_noun(&c.phrase).is_some_and(|n| f.projected.iter().any(|p| p.rsplit('_').next().is_some_and(|w| w.trim_end_matches('s') == n)))
+                || counted_noun(&c.phrase).is_some_and(|n| f.projected.iter().any(|p| stores_count_of(p, &n)))
         }
         Kind::Percentage => {
             f.division || f.multiply_by_100 || f.identifier_mentions(&["percent", "ratio", "rate", "proportion", "pct"])
@@ -501,9 +509,18 @@ fn written_alike(sql: &str, quoted: &str) -> bool {
 
 /// The singular of the noun a count phrase names ("how many kids" → `kid`), if it names one.
 fn counted_noun(phrase: &str) -> Option<String> {
-    let rest = phrase.strip_prefix("how many ").or_else(|| phrase.strip_prefix("number of "))?;
+    let rest = ["how many ", "number of ", "count of "].iter().find_map(|p| phrase.strip_prefix(p))?;
     let noun = rest.trim().trim_end_matches('s');
     (noun.len() >= 3 && !STOP_NOUNS.contains(&noun)).then(|| noun.to_string())
+}
+
+/// Does a projected column store a number of the counted noun: its name ends in the noun
+/// (`followers`, `crs_credit`), or begins with the noun in the plural (`years_played`)? A name
+/// that begins with the noun in the singular names an attribute of one (`order_total`, `kid_id`).
+fn stores_count_of(column: &str, noun: &str) -> bool {
+    let words: Vec<&str> = column.split('_').collect();
+    let Some((last, before)) = words.split_last() else { return false };
+    last.trim_end_matches('s') == noun || before.iter().any(|w| w.strip_suffix('s') == Some(noun))
 }
 
 /// Words after "how many" that are no stored quantity.
@@ -673,6 +690,23 @@ mod tests {
         assert!(!holds("How many orders did Ada place?", "SELECT order_total FROM orders"));
         // an average of counts is no count
         assert!(!kinds("How many songs, on average, does a female artist sing?").contains(&"count"));
+    }
+
+    #[test]
+    fn a_count_asked_beside_other_columns_is_a_count() {
+        let holds = |q: &str, sql: &str| kind_holds("count", q, sql);
+        let q = "List each warehouse region and the number of shipments sent from it.";
+        assert!(kinds(q).contains(&"count"), "{:?}", kinds(q));
+        assert!(holds(q, "SELECT w.region, count(*) FROM shipments s JOIN warehouses w ON w.id = s.warehouse_id GROUP BY w.region"));
+        assert!(!holds(q, "SELECT DISTINCT region FROM warehouses"));
+        assert!(kinds("Give every supplier's name along with how many invoices it issued").contains(&"count"));
+        // a stored number of the thing counted answers it, wherever its name puts the noun
+        assert!(holds("Show the clubs with their number of members", "SELECT name, member_count FROM clubs"));
+        assert!(holds("Which drivers raced, and how many years has each raced?", "SELECT name, years_raced FROM drivers"));
+        // a key names one of the things, it counts none
+        assert!(!holds("Show each ticket with the number of seats", "SELECT ticket_no, seat_id FROM tickets"));
+        // no count asked: "number" as an attribute of the row
+        assert!(!kinds("List the name and phone number of every branch").contains(&"count"));
     }
 
     #[test]
