@@ -1,6 +1,7 @@
 //! Benchmark 1 (no LLM): how often gold SQL satisfies the constraints extracted from its question.
 //!
 //!     cargo run --release --example constraint_precision -- [DATA_DIR] [--list]
+//!     cargo run --release --example constraint_precision -- --replay RAW.jsonl... [--list]
 //!
 //! DATA_DIR defaults to ../shared/data. For Spider train (the tuning set) and Spider dev (gold_pg, PostgreSQL dialect) and BIRD dev
 //! (gold_sql, SQLite dialect, question + evidence) it prints coverage (share of questions with at
@@ -75,9 +76,59 @@ fn pct(a: usize, b: usize) -> f64 {
     if b == 0 { 0.0 } else { 100.0 * a as f64 / b as f64 }
 }
 
+/// `--replay RAW.jsonl ...`: the constraints judged on the answers a Benchmark 2 run returned
+/// (its raw rows: question, SQL, status, strictly right or not). Per constraint kind, how many
+/// answers it flags, right and wrong, and among those that ended `ok`: what a rule would catch, and
+/// what it would cost, on answers the model really wrote.
+fn replay(files: &[String], list: bool) {
+    // kind -> [flagged right, flagged wrong, flagged ok right, flagged ok wrong]
+    let mut per_kind: BTreeMap<&'static str, [usize; 4]> = BTreeMap::new();
+    let (mut rows, mut right, mut oks, mut ok_right) = (0, 0, 0, 0);
+    for file in files {
+        let text = std::fs::read_to_string(file).unwrap_or_else(|e| panic!("{file}: {e}"));
+        for row in text.lines().filter_map(|l| serde_json::from_str::<Value>(l).ok()) {
+            let (question, sql) = (row["question"].as_str().unwrap_or(""), row["sql"].as_str().unwrap_or(""));
+            let Ok(facts) = facts_of(sql, SqlDialect::Postgres) else { continue };
+            let strict = row["strict"].as_bool().unwrap_or(false);
+            let ok = row["status"].as_str() == Some("ok");
+            rows += 1;
+            right += strict as usize;
+            oks += ok as usize;
+            ok_right += (ok && strict) as usize;
+            for c in extract(question, None) {
+                if verify(&c, &facts).satisfied {
+                    continue;
+                }
+                let e = per_kind.entry(c.name()).or_default();
+                e[if strict { 0 } else { 1 }] += 1;
+                if ok {
+                    e[if strict { 2 } else { 3 }] += 1;
+                }
+                if list {
+                    println!(
+                        "  - {} #{} {} [{}: \"{}\"] {} {}\n    sql: {}",
+                        file.rsplit('/').next().unwrap_or(file), row["question_id"], row["config"].as_str().unwrap_or(""),
+                        c.name(), c.phrase, if strict { "right" } else { "wrong" }, row["status"].as_str().unwrap_or(""), sql
+                    );
+                }
+            }
+        }
+    }
+    println!("command: cargo run --release --example constraint_precision -- --replay {}", files.join(" "));
+    println!("{rows} answers ({right} right), {oks} ended ok ({ok_right} right)");
+    println!("  {:<12} {:>13} {:>13} {:>16} {:>16}", "type", "flags right", "flags wrong", "flags ok right", "flags ok wrong");
+    for (t, [a, b, c, d]) in &per_kind {
+        println!("  {t:<12} {a:>13} {b:>13} {c:>16} {d:>16}");
+    }
+}
+
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let list = args.iter().any(|a| a == "--list");
+    if args.first().map(String::as_str) == Some("--replay") {
+        let files: Vec<String> = args[1..].iter().filter(|a| !a.starts_with("--")).cloned().collect();
+        return replay(&files, list);
+    }
     let dir = args.iter().find(|a| !a.starts_with("--")).cloned().unwrap_or_else(|| "../shared/data".into());
     let load = |p: &str| -> Vec<Value> {
         let text = std::fs::read_to_string(format!("{dir}/{p}")).unwrap_or_else(|e| panic!("{dir}/{p}: {e}"));
