@@ -193,6 +193,9 @@ pub static NEGATED_VERB: Lazy<Regex> = Lazy::new(|| {
 /// Words that ask for a count.
 pub const COUNTING: &[&str] = &["how many", "number of", "count"];
 
+/// The phrases that ask for a count of the noun after them: "how many kids", "the number of kids".
+pub const COUNT_HEADS: &[&str] = &["how many", "number of", "count of"];
+
 /// The words that ask for each aggregate, by the SQL function that computes it.
 pub const AGGREGATE_WORDS: &[(&str, &[&str])] = &[
     ("count", &["how many", "number", "count", "total"]),

@@ -158,7 +158,10 @@ static COUNT: Lazy<Regex> = Lazy::new(|| {
 /// A count asked for beside other columns: "the name and the number of followers", "each
 /// citizenship with how many singers hold it".
 static COUNT_ALONGSIDE: Lazy<Regex> = Lazy::new(|| {
-    re(r"\b(?:and|with|along with|as well as|together with|plus)\s+(?:also\s+)?(?:the\s+|their\s+|its\s+)?(?:total\s+)?(number of|count of|how many)\b")
+    re(&format!(
+        r"\b(?:and|with|along with|as well as|together with|plus)\s+(?:also\s+)?(?:the\s+|their\s+|its\s+)?(?:total\s+)?({})\b",
+        lexicon::alternation(lexicon::COUNT_HEADS.iter().copied())
+    ))
 });
 /// The noun a count phrase counts: "how many [different] kids".
 static COUNTED: Lazy<Regex> = Lazy::new(|| re(r"^\s+(?:of\s+)?(?:the\s+)?(?:different\s+|distinct\s+|total\s+)?([a-z][a-z_]+)\b"));
@@ -509,7 +512,7 @@ fn written_alike(sql: &str, quoted: &str) -> bool {
 
 /// The singular of the noun a count phrase names ("how many kids" → `kid`), if it names one.
 fn counted_noun(phrase: &str) -> Option<String> {
-    let rest = ["how many ", "number of ", "count of "].iter().find_map(|p| phrase.strip_prefix(p))?;
+    let rest = lexicon::COUNT_HEADS.iter().find_map(|h| phrase.strip_prefix(h)?.strip_prefix(' '))?;
     let noun = rest.trim().trim_end_matches('s');
     (noun.len() >= 3 && !STOP_NOUNS.contains(&noun)).then(|| noun.to_string())
 }
