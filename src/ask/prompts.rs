@@ -71,7 +71,16 @@ pub fn probe(schema: &str, question: &str, evidence: Option<&str>, grounding: &G
     ]
 }
 
-/// Generation of the answer.
+/// What every generation is asked to write; `probes` says where the question block stands.
+fn answer_instruction(probes: &str) -> String {
+    format!(
+        "Write one PostgreSQL SELECT query that answers the question. Select only what the question asks for. \
+         Join through the foreign keys. The probes {probes} were cut to a few rows for display: add a LIMIT only \
+         if the question asks for a number of rows or a single extreme. Reply in JSON: {{\"sql\": \"SELECT ...\"}}"
+    )
+}
+
+/// Generation of the answer, the question first (`direct`: the one bare generation).
 pub fn generate(
     schema: &str,
     question: &str,
@@ -82,12 +91,10 @@ pub fn generate(
     vec![
         system(schema),
         Message::user(format!(
-            "{}{}\n\nWrite one PostgreSQL SELECT query that answers the question. Select only what the \
-             question asks for. Join through the foreign keys. The probes above were cut to a few rows for \
-             display: add a LIMIT only if the question asks for a number of rows or a single extreme. \
-             Reply in JSON: {{\"sql\": \"SELECT ...\"}}",
+            "{}{}\n\n{}",
             question_block(question, evidence, grounding),
-            requirements(constraints)
+            requirements(constraints),
+            answer_instruction("above")
         )),
     ]
 }
@@ -235,7 +242,30 @@ impl Generator {
     }
 }
 
+/// The fixed instruction of a generator that reasons before it writes the query.
+fn reasoning_instruction(generator: Generator) -> Option<&'static str> {
+    match generator {
+        Generator::Skeleton => Some(
+            "First write the query's skeleton: its clauses with placeholders (SELECT _ FROM _ JOIN _ ON _ \
+             WHERE _ GROUP BY _ ORDER BY _ LIMIT _, only the clauses it needs). Then fill it. Reply in JSON: \
+             {\"skeleton\": \"...\", \"sql\": \"SELECT ...\"}",
+        ),
+        Generator::Decompose => Some(
+            "First split the question into the sub-questions it depends on (which rows, which \
+             values, which aggregate), then write one query that answers them together (subqueries or CTEs as \
+             needed). Reply in JSON: {\"subquestions\": [\"...\"], \"sql\": \"SELECT ...\"}",
+        ),
+        Generator::Direct | Generator::FewShot => None,
+    }
+}
+
 /// Generation by one generator; `examples` are (question, SQL) pairs for the few-shot generator.
+///
+/// `direct` is the question first and the instruction after it (the one bare generation). A
+/// generator with a fixed instruction of its own (`skeleton`, `decompose`) gets both instructions
+/// before the question: the model server's prompt cache keeps what a prompt begins with, so the
+/// instructions, read once, stay cached from one question to the next and only the question is
+/// read afresh. The few-shot examples are the question's own, so they follow it.
 pub fn generate_with(
     generator: Generator,
     schema: &str,
@@ -245,28 +275,28 @@ pub fn generate_with(
     constraints: &[Constraint],
     examples: &[(String, String)],
 ) -> Vec<Message> {
+    if let Some(how) = reasoning_instruction(generator) {
+        return vec![
+            system(schema),
+            Message::user(format!(
+                "{}\n\n{how}\n\n{}{}",
+                answer_instruction("below"),
+                question_block(question, evidence, grounding),
+                requirements(constraints)
+            )),
+        ];
+    }
     let mut messages = generate(schema, question, evidence, grounding, constraints);
-    let how = match generator {
-        Generator::Direct => return messages,
-        Generator::Skeleton => "First write the query's skeleton: its clauses with placeholders (SELECT _ FROM _ JOIN _ ON _ \
-             WHERE _ GROUP BY _ ORDER BY _ LIMIT _, only the clauses it needs). Then fill it. Reply in JSON: \
-             {\"skeleton\": \"...\", \"sql\": \"SELECT ...\"}"
-            .to_string(),
-        Generator::Decompose => "First split the question into the sub-questions it depends on (which rows, which \
-             values, which aggregate), then write one query that answers them together (subqueries or CTEs as \
-             needed). Reply in JSON: {\"subquestions\": [\"...\"], \"sql\": \"SELECT ...\"}"
-            .to_string(),
-        Generator::FewShot => {
-            let shown: Vec<String> = examples.iter().map(|(q, s)| format!("Question: {q}\nSQL: {s}")).collect();
-            format!(
-                "Verified examples of similar questions on this database:\n{}\nFollow their patterns where they fit. \
+    if generator == Generator::FewShot {
+        let shown: Vec<String> = examples.iter().map(|(q, s)| format!("Question: {q}\nSQL: {s}")).collect();
+        if let Some(last) = messages.last_mut() {
+            last.content = format!(
+                "{}\n\nVerified examples of similar questions on this database:\n{}\nFollow their patterns where they fit. \
                  Reply in JSON: {{\"sql\": \"SELECT ...\"}}",
+                last.content,
                 shown.join("\n\n")
-            )
+            );
         }
-    };
-    if let Some(last) = messages.last_mut() {
-        last.content = format!("{}\n\n{how}", last.content);
     }
     messages
 }
@@ -404,13 +434,31 @@ mod tests {
         let skeleton = generate_with(Generator::Skeleton, "TABLE t (a int)", "q?", None, &g, &[], &[]);
         let few = generate_with(Generator::FewShot, "TABLE t (a int)", "q?", None, &g, &[], &[("how many a?".into(), "SELECT count(a) FROM t".into())]);
         assert_eq!(direct[0], skeleton[0]);
-        assert!(skeleton[1].content.contains("skeleton") && skeleton[1].content.starts_with(&direct[1].content));
+        assert!(skeleton[1].content.contains("skeleton") && skeleton[1].content.ends_with("Question: q?"));
+        assert!(direct[1].content.starts_with("Question: q?"), "direct, the bare generation, reads the question first");
         assert!(few[1].content.contains("SQL: SELECT count(a) FROM t"));
         assert_eq!(Generator::parse("decompose"), Some(Generator::Decompose));
         assert!(Generator::Decompose.schema()["required"].to_string().contains("subquestions"));
         let parts = &Generator::Decompose.schema()["properties"]["subquestions"];
         assert_eq!((parts["maxItems"].as_u64(), parts["items"]["maxLength"].as_u64()), (Some(3), Some(120)));
         assert_eq!(parse_sql_answer(r#"{"skeleton": "SELECT _ FROM _", "sql": "SELECT a FROM t"}"#).unwrap(), "SELECT a FROM t");
+    }
+
+    #[test]
+    fn a_reasoning_generator_reads_its_fixed_instructions_before_the_question() {
+        let g = Grounding::default();
+        let c = [Constraint { kind: crate::constraints::Kind::TopK { k: 3, largest: Some(true) }, phrase: "top 3".into() }];
+        let one = generate_with(Generator::Decompose, "TABLE t (a int)", "Which a are largest?", None, &g, &c, &[]);
+        let two = generate_with(Generator::Decompose, "TABLE t (a int)", "How many a?", Some("a means x"), &g, &[], &[]);
+        let (one, two) = (&one[1].content, &two[1].content);
+        let cut = one.find("Question: ").unwrap();
+        assert_eq!(&one[..cut], &two[..two.find("Question: ").unwrap()], "everything before the question is shared");
+        assert!(one[..cut].contains("sub-questions") && one[..cut].contains("Write one PostgreSQL SELECT query"));
+        assert!(one[cut..].starts_with("Question: Which a are largest?\nRequirements taken from the question:\n- "));
+        assert!(two[cut..].contains("Evidence (follow it): a means x"));
+        assert!(one.contains("The probes below were cut"));
+        let direct = generate_with(Generator::Direct, "TABLE t (a int)", "Which a are largest?", None, &g, &c, &[]);
+        assert!(direct[1].content.contains("The probes above were cut"));
     }
 
     #[test]
