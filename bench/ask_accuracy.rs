@@ -34,11 +34,6 @@
 //! and reads its own question afresh, as an analyst's second and later questions do; the time ratio
 //! is then the cost of the pipeline alone. (Before this was so, the priming call ran once per question,
 //! so the configuration that ran second found the question's words cached by the first.)
-//! `--own-server CONFIG=URL` (repeatable) sends that configuration's calls, its priming included,
-//! to a model server of its own (`scripts/llm.sh start-twin` starts a second one like the first):
-//! a server that keeps several prompts (slots, its RAM prompt cache) would otherwise hand one
-//! configuration the prompt another just sent for the same question. Each server then holds what
-//! an analyst using only that configuration would have left in it.
 //!
 //! Scoring as ../shared/data/README.md describes: prediction and gold run on the same database
 //! (through nl2sql_try); result multisets are compared, ordered when the gold orders its output,
@@ -165,7 +160,6 @@ fn main() {
     let mut resume = false;
     let mut warm = false;
     let mut configs: Vec<&str> = vec!["zero_shot", "full"];
-    let mut servers: BTreeMap<String, String> = BTreeMap::new();
     let mut dir = "../shared/data".to_string();
     let mut i = 0;
     while i < args.len() {
@@ -187,13 +181,6 @@ fn main() {
                 warm = true;
                 i += 1;
                 continue;
-            }
-            "--own-server" => {
-                let v = value(i);
-                let (config, url) = v.split_once('=').expect("--own-server CONFIG=URL");
-                assert!(CONFIGS.iter().any(|(n, _, _)| *n == config), "unknown config {config}");
-                assert!(url.starts_with("http") && !url.contains('\''), "--own-server CONFIG=http://HOST:PORT/v1");
-                servers.insert(config.to_string(), url.to_string());
             }
             "--configs" => {
                 configs = value(i).split(',').map(|s| CONFIGS.iter().find(|(n, _, _)| *n == s).expect("unknown config").0).collect();
@@ -238,8 +225,7 @@ fn main() {
     };
     let databases: std::collections::BTreeSet<&str> = chosen.iter().filter_map(|q| q["db_id"].as_str()).collect();
     let warm_flag = if warm { " --warm" } else { "" };
-    let server_flags: String = servers.iter().map(|(c, u)| format!(" --own-server {c}={u}")).collect();
-    println!("command: cargo run --release --example ask_accuracy -- --set {set} {selection}{warm_flag}{server_flags} --configs {} {dir}", configs.join(","));
+    println!("command: cargo run --release --example ask_accuracy -- --set {set} {selection}{warm_flag} --configs {} {dir}", configs.join(","));
     println!("{} questions from {} databases of {set}, configs: {}", chosen.len(), databases.len(), configs.join(", "));
 
     let out_path = std::env::var("NL2SQL_BENCH_OUT")
@@ -288,12 +274,6 @@ fn main() {
             if done.contains(&(q["question_id"].as_i64().unwrap_or(0), config.to_string())) {
                 continue;
             }
-            // a configuration with a model server of its own: its priming and its run go there,
-            // so no other configuration's prompts are in that server's cache
-            let endpoint = servers.get(config);
-            if let Some(url) = endpoint {
-                client.batch_execute(&format!("SET nl2sql.llm_endpoint = '{url}'")).unwrap();
-            }
             if warm {
                 // untimed: the schema prefix of this question's database into the server's cache, by a
                 // question that shares nothing with this one after the schema (priming with the question
@@ -308,7 +288,7 @@ fn main() {
             let started = Instant::now();
             let answer = client.query_one("SELECT nl2sql($1, NULL, $2::text::jsonb)", &[&q["question"].as_str().unwrap(), &options]);
             let seconds = started.elapsed().as_secs_f64();
-            client.batch_execute("RESET nl2sql.llm_concurrency; RESET nl2sql.llm_endpoint").unwrap();
+            client.batch_execute("RESET nl2sql.llm_concurrency").unwrap();
             let run = last_run(client);
             let steps = run.as_ref().map(|r| steps_of(client, r.0)).unwrap_or_default();
             let cached = run.as_ref().and_then(|r| cached_prompt_tokens(client, r.0));
@@ -345,7 +325,7 @@ fn main() {
             let line = json!({"set": set, "question_id": q["question_id"], "db": q["db_id"], "difficulty": q["difficulty"],
                 "question": q["question"], "config": config, "strict": strict, "tie": tie, "upper": upper, "status": result.status,
                 "seconds": seconds, "sql": sql, "error": error, "runs": pred.as_ref().map(|p| p.is_ok()),
-                "warm": warm, "primed_each_call": warm, "own_server": endpoint, "run_id": run.as_ref().map(|r| r.0), "llm_calls": run.as_ref().map(|r| r.4),
+                "warm": warm, "primed_each_call": warm, "run_id": run.as_ref().map(|r| r.0), "llm_calls": run.as_ref().map(|r| r.4),
                 "prompt_tokens": run.as_ref().map(|r| r.2), "completion_tokens": run.as_ref().map(|r| r.3),
                 "cached_prompt_tokens": cached, "steps": steps});
             writeln!(raw, "{line}").expect("write results");

@@ -2,7 +2,6 @@
 # Start, stop or check the local model servers: a chat model and the embedding model.
 #   scripts/llm.sh start|stop|status|restart
 #   scripts/llm.sh stop chat|embed      one of them
-#   scripts/llm.sh start-twin           a second chat server like the first (benchmarks), on NL2SQL_CHAT2_PORT
 #   scripts/llm.sh serving chat|embed   the model a server serves, nothing when it is down
 # NL2SQL_CHAT_MODEL=0.5b|1.5b picks the chat model (default 1.5b); ports NL2SQL_CHAT_PORT / NL2SQL_EMBED_PORT.
 set -euo pipefail
@@ -60,23 +59,6 @@ stop_one() {
     fi
 }
 
-# Two slots, and a prompt goes to the slot that already holds at least 90% of it, else to the one
-# used least recently: a run's prompts that begin alike (the generation's instructions, the
-# question's repairs) keep a slot of their own instead of all sharing the one that matches the
-# schema, and a slot's state set aside is kept in the server's RAM prompt cache.
-chat_args() {  # file
-    echo --model "$NL2SQL_MODELS/$1" --alias "$(chat_alias)" --ctx 8192 --parallel 2 --slot-similarity 0.9 \
-        --threads "$NL2SQL_LLM_THREADS"
-}
-
-# A second chat server with the same model and settings on NL2SQL_CHAT2_PORT (default 18083), for a
-# benchmark that gives each configuration a server (and so a prompt cache) of its own.
-start_twin() {
-    local file; file=$(chat_file)
-    [ -f "$NL2SQL_MODELS/$file" ] || die "the chat model is not downloaded: run scripts/llm.sh start first"
-    start_one chat2 "${NL2SQL_CHAT2_PORT:-18083}" $(chat_args "$file")
-}
-
 start() {
     local file; file=$(chat_file)
     [ -n "$file" ] || die "unknown NL2SQL_CHAT_MODEL=$NL2SQL_CHAT_MODEL"
@@ -89,7 +71,8 @@ start() {
             die "port $NL2SQL_CHAT_PORT is served by a process nl2sql's scripts did not start (model $running); stop it, or set NL2SQL_CHAT_PORT"
         fi
     fi
-    start_one chat "$NL2SQL_CHAT_PORT" $(chat_args "$file")
+    start_one chat "$NL2SQL_CHAT_PORT" --model "$NL2SQL_MODELS/$file" --alias "$(chat_alias)" \
+        --ctx 8192 --parallel 2 --threads "$NL2SQL_LLM_THREADS"
     start_one embed "$NL2SQL_EMBED_PORT" --model "$NL2SQL_MODELS/all-minilm-l6-v2-f16.gguf" \
         --alias all-minilm-l6-v2 --embedding --ctx 4096 --parallel 8 --threads "$NL2SQL_LLM_THREADS"
 }
@@ -107,12 +90,11 @@ status() {
 
 case "${1:-status}" in
     start) start ;;
-    start-twin) start_twin ;;
     stop)
         case "${2:-both}" in
-            chat | embed | chat2) stop_one "$2" ;;
-            both) stop_one chat; stop_one embed; stop_one chat2 ;;
-            *) die "usage: $0 stop [chat|embed|chat2]" ;;
+            chat | embed) stop_one "$2" ;;
+            both) stop_one chat; stop_one embed ;;
+            *) die "usage: $0 stop [chat|embed]" ;;
         esac ;;
     serving)
         case "${2:-}" in
@@ -122,5 +104,5 @@ case "${1:-status}" in
         esac ;;
     restart) stop_one chat; stop_one embed; start ;;
     status) status ;;
-    *) die "usage: $0 start|start-twin|stop [chat|embed|chat2]|status|restart|serving chat|embed" ;;
+    *) die "usage: $0 start|stop [chat|embed]|status|restart|serving chat|embed" ;;
 esac

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Serve one local GGUF model over llama.cpp's OpenAI-compatible HTTP API (via xllamacpp).
 
-    model_server.py --model FILE --port N [--embedding] [--alias NAME] [--ctx N] [--parallel N] [--slot-similarity F]
+    model_server.py --model FILE --port N [--embedding] [--alias NAME] [--ctx N] [--parallel N]
 
 Listens on 127.0.0.1 only. Runs until SIGTERM/SIGINT.
 """
@@ -22,8 +22,6 @@ def main() -> None:
     ap.add_argument("--ctx", type=int, default=8192)
     ap.add_argument("--parallel", type=int, default=2)
     ap.add_argument("--threads", type=int, default=2)
-    # the share of a prompt a slot must already hold to be chosen for it (llama.cpp's default: 0.1)
-    ap.add_argument("--slot-similarity", type=float, default=None)
     args = ap.parse_args()
 
     p = xlc.CommonParams()
@@ -37,8 +35,6 @@ def main() -> None:
     p.cpuparams.n_threads = args.threads
     p.cpuparams_batch.n_threads = args.threads
     p.warmup = False
-    if args.slot_similarity is not None:
-        p.slot_prompt_similarity = args.slot_similarity
     if args.embedding:
         p.embedding = True
         p.pooling_type = xlc.llama_pooling_type.LLAMA_POOLING_TYPE_MEAN

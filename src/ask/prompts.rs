@@ -261,11 +261,15 @@ fn reasoning_instruction(generator: Generator) -> Option<&'static str> {
 
 /// Generation by one generator; `examples` are (question, SQL) pairs for the few-shot generator.
 ///
-/// `direct` is the question first and the instruction after it (the one bare generation). A
-/// generator with a fixed instruction of its own (`skeleton`, `decompose`) gets both instructions
-/// before the question: the model server's prompt cache keeps what a prompt begins with, so the
-/// instructions, read once, stay cached from one question to the next and only the question is
-/// read afresh. The few-shot examples are the question's own, so they follow it.
+/// `direct` (the one bare generation, and the second reading) is the schema, the question, then
+/// the instruction. A generator with a fixed instruction of its own (`skeleton`, `decompose`) gets
+/// both instructions first, in the system message before the schema, and the question alone as
+/// the user's message. A prompt cache keeps what a prompt begins with: the instructions and the
+/// schema, read once, stay cached from one question to the next, and only the question is read
+/// afresh. A server with several slots puts a prompt in the slot that shares the most of its
+/// beginning, so prompts that begin with the instructions and prompts that begin with the schema
+/// (probes, votes, the second reading) keep a slot each. The few-shot examples are the question's
+/// own, so they follow it.
 pub fn generate_with(
     generator: Generator,
     schema: &str,
@@ -277,13 +281,8 @@ pub fn generate_with(
 ) -> Vec<Message> {
     if let Some(how) = reasoning_instruction(generator) {
         return vec![
-            system(schema),
-            Message::user(format!(
-                "{}\n\n{how}\n\n{}{}",
-                answer_instruction("below"),
-                question_block(question, evidence, grounding),
-                requirements(constraints)
-            )),
+            Message::system(format!("{}\n\n{how}\n\n{}", answer_instruction("with the question"), system(schema).content)),
+            Message::user(format!("{}{}", question_block(question, evidence, grounding), requirements(constraints))),
         ];
     }
     let mut messages = generate(schema, question, evidence, grounding, constraints);
@@ -433,8 +432,8 @@ mod tests {
         let direct = generate_with(Generator::Direct, "TABLE t (a int)", "q?", None, &g, &[], &[]);
         let skeleton = generate_with(Generator::Skeleton, "TABLE t (a int)", "q?", None, &g, &[], &[]);
         let few = generate_with(Generator::FewShot, "TABLE t (a int)", "q?", None, &g, &[], &[("how many a?".into(), "SELECT count(a) FROM t".into())]);
-        assert_eq!(direct[0], skeleton[0]);
-        assert!(skeleton[1].content.contains("skeleton") && skeleton[1].content.ends_with("Question: q?"));
+        assert!(skeleton[0].content.ends_with(&direct[0].content), "the same schema");
+        assert!(skeleton[0].content.contains("skeleton") && skeleton[1].content == "Question: q?");
         assert!(direct[1].content.starts_with("Question: q?"), "direct, the bare generation, reads the question first");
         assert!(few[1].content.contains("SQL: SELECT count(a) FROM t"));
         assert_eq!(Generator::parse("decompose"), Some(Generator::Decompose));
@@ -450,15 +449,18 @@ mod tests {
         let c = [Constraint { kind: crate::constraints::Kind::TopK { k: 3, largest: Some(true) }, phrase: "top 3".into() }];
         let one = generate_with(Generator::Decompose, "TABLE t (a int)", "Which a are largest?", None, &g, &c, &[]);
         let two = generate_with(Generator::Decompose, "TABLE t (a int)", "How many a?", Some("a means x"), &g, &[], &[]);
-        let (one, two) = (&one[1].content, &two[1].content);
-        let cut = one.find("Question: ").unwrap();
-        assert_eq!(&one[..cut], &two[..two.find("Question: ").unwrap()], "everything before the question is shared");
-        assert!(one[..cut].contains("sub-questions") && one[..cut].contains("Write one PostgreSQL SELECT query"));
-        assert!(one[cut..].starts_with("Question: Which a are largest?\nRequirements taken from the question:\n- "));
-        assert!(two[cut..].contains("Evidence (follow it): a means x"));
-        assert!(one.contains("The probes below were cut"));
+        assert_eq!(one[0], two[0], "everything before the question is shared");
+        assert_eq!((one[0].role.as_str(), one[1].role.as_str(), one.len()), ("system", "user", 2));
+        let instructions = &one[0].content;
+        assert!(instructions.starts_with("Write one PostgreSQL SELECT query") && instructions.contains("sub-questions"));
+        assert!(instructions.contains("The probes with the question were cut"));
+        assert!(instructions.ends_with(&system("TABLE t (a int)").content), "then the role and the schema");
+        assert!(one[1].content.starts_with("Question: Which a are largest?\nRequirements taken from the question:\n- "));
+        assert!(two[1].content.contains("Evidence (follow it): a means x"));
+        // the prompts that begin with the schema share nothing with it but the chat's framing
         let direct = generate_with(Generator::Direct, "TABLE t (a int)", "Which a are largest?", None, &g, &c, &[]);
         assert!(direct[1].content.contains("The probes above were cut"));
+        assert!(!instructions.starts_with(&direct[0].content[..20]));
     }
 
     #[test]

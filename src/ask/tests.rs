@@ -301,7 +301,7 @@ fn three_unusable_answers_end_the_run_in_error() {
     let e = run(&mut ScriptedDb::bookshop(), &mut model, "List the titles of the books.", json!({"probe": false})).unwrap();
     assert_eq!(steps_of(&e, Stage::Generate), ["retry", "retry", "retry", "stopped", "ok"]);
     assert_eq!((e.status(), e.chosen_sql.as_str(), model.requests.len()), (Status::Ok, TITLES, 4));
-    assert!(!model.requests[3].messages.last().unwrap().content.contains("sub-questions"), "the direct prompt");
+    assert!(!model.requests[3].messages[0].content.contains("sub-questions"), "the direct prompt");
     // the other prompt's query does not run and its repair comes back unchanged: the direct
     // prompt is not asked a third time as a fresh generation
     let bad = sql_reply("SELECT `title` FROM books");
@@ -470,9 +470,9 @@ fn a_query_the_repair_cannot_make_run_gets_one_fresh_generation_by_another_gener
     // the default generator decomposes; the fresh reading is the direct prompt, and it does not
     // start from the failing query
     assert_eq!(model.requests.len(), 3);
-    assert!(model.requests[0].messages.last().unwrap().content.contains("sub-questions"));
+    assert!(model.requests[0].messages[0].content.contains("sub-questions"));
     let prompt = &model.requests[2].messages.last().unwrap().content;
-    assert!(!prompt.contains("sub-questions") && !prompt.contains("nosuch"), "{prompt}");
+    assert!(!model.requests[2].messages[0].content.contains("sub-questions") && !prompt.contains("nosuch"), "{prompt}");
     // a fresh generation that fails too leaves the run in error
     let mut db = ScriptedDb::bookshop().plan_fails("nosuch", "column \"nosuch\" does not exist");
     let mut model = ScriptedModel::new(vec![sql_reply(bad)]);
@@ -1210,7 +1210,7 @@ fn a_verified_answer_over_two_tables_is_ok_only_when_a_second_reading_agrees() {
     assert_eq!(steps_of(&e, Stage::Confirm), ["ok"]);
     assert_eq!((e.status(), e.chosen_sql.as_str()), (Status::Ok, WITH_AUTHORS));
     assert_eq!(model.requests.len(), 2);
-    assert!(!model.requests[1].messages.last().unwrap().content.contains("sub-questions"));
+    assert!(!model.requests[1].messages[0].content.contains("sub-questions"));
     // other rows, and the second reading passes every check too: ambiguous, the first stands
     let emma = rows(&["title", "name"], json!([["Emma", "Jane Austen"]]));
     let mut db = ScriptedDb::bookshop().answer("JOIN authors", dune()).answer("(SELECT name", emma.clone());
