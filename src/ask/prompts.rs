@@ -1,7 +1,8 @@
 //! The messages sent to the model at each stage, and reading its SQL back.
 //!
-//! The system message carries the schema and is identical across a run's calls, so a server with a
-//! prompt cache (llama.cpp) processes the long prefix once.
+//! The system message carries the schema, so a server with a prompt cache (llama.cpp) processes the
+//! long prefix once. It is the same for every call but a reasoning generator's (`generate_with`),
+//! whose fixed instructions come before the schema.
 
 use serde_json::{json, Value};
 
