@@ -30,7 +30,9 @@
 //! runs second. On a set whose questions mostly come from databases not asked before (spider_train),
 //! that makes one configuration of each pair read the schema afresh and the other find it cached.
 //! `--warm` runs an untimed zero-shot call with another question ([`PRIMING_QUESTION`]) on the
-//! question's database before each timed call, so every timed call finds the schema prefix cached
+//! question's database before each timed call (and one with each reasoning generator the
+//! configuration uses, whose prompts begin otherwise: [`priming_configs`]), so every timed call
+//! finds the schema prefix cached
 //! and reads its own question afresh, as an analyst's second and later questions do; the time ratio
 //! is then the cost of the pipeline alone. (Before this was so, the priming call ran once per question,
 //! so the configuration that ran second found the question's words cached by the first.)
@@ -89,6 +91,30 @@ const CONFIGS: &[(&str, &str, &str)] = &[
     ("skeleton_only", r#"{"probe": false, "verify": false, "generators": ["skeleton"]}"#, ""),
     ("decompose_only", r#"{"probe": false, "verify": false, "generators": ["decompose"]}"#, ""),
 ];
+
+/// The untimed calls `--warm` makes before a configuration's run: one per family of prompts the
+/// configuration sends. Prompts that begin with the schema (probes, votes, `direct`) share one
+/// family, primed by `zero_shot`; a reasoning generator's prompts begin with its instructions
+/// (`prompts::generate_with`), and the server keeps them in a slot of their own, so a
+/// configuration that generates with `decompose` or `skeleton` is primed by that generator too.
+/// Each run then finds cached what an analyst's earlier question with the same configuration
+/// left: the schema behind every prompt's fixed beginning, and nothing of the question.
+fn priming_configs(config: &str) -> Vec<&'static str> {
+    let &(_, options, _) = CONFIGS.iter().find(|(n, _, _)| *n == config).expect("known config");
+    let options: Value = serde_json::from_str(options).expect("config options are JSON");
+    // the default generator is decompose
+    let generators: Vec<String> = match options["generators"].as_array() {
+        Some(g) => g.iter().filter_map(|g| g.as_str().map(str::to_string)).collect(),
+        None => vec!["decompose".to_string()],
+    };
+    let mut primers = vec!["zero_shot"];
+    for (generator, primer) in [("decompose", "decompose_only"), ("skeleton", "skeleton_only")] {
+        if generators.iter().any(|g| g == generator) {
+            primers.push(primer);
+        }
+    }
+    primers
+}
 
 #[derive(Default, Clone)]
 struct Tally {
@@ -278,9 +304,11 @@ fn main() {
                 // untimed: the schema prefix of this question's database into the server's cache, by a
                 // question that shares nothing with this one after the schema (priming with the question
                 // itself would leave its words cached too, which no analyst's next question finds)
-                let &(_, options, _) = CONFIGS.iter().find(|(n, _, _)| *n == "zero_shot").unwrap();
-                if let Err(e) = client.query_one("SELECT nl2sql($1, NULL, $2::text::jsonb)", &[&PRIMING_QUESTION, &options]) {
-                    println!("#{} warming call failed: {}", q["question_id"], spider::server_error(&e));
+                for primer in priming_configs(config) {
+                    let &(_, options, _) = CONFIGS.iter().find(|(n, _, _)| *n == primer).unwrap();
+                    if let Err(e) = client.query_one("SELECT nl2sql($1, NULL, $2::text::jsonb)", &[&PRIMING_QUESTION, &options]) {
+                        println!("#{} warming call ({primer}) failed: {}", q["question_id"], spider::server_error(&e));
+                    }
                 }
             }
             let &(_, options, settings) = CONFIGS.iter().find(|(n, _, _)| *n == config).unwrap();
@@ -325,7 +353,7 @@ fn main() {
             let line = json!({"set": set, "question_id": q["question_id"], "db": q["db_id"], "difficulty": q["difficulty"],
                 "question": q["question"], "config": config, "strict": strict, "tie": tie, "upper": upper, "status": result.status,
                 "seconds": seconds, "sql": sql, "error": error, "runs": pred.as_ref().map(|p| p.is_ok()),
-                "warm": warm, "primed_each_call": warm, "run_id": run.as_ref().map(|r| r.0), "llm_calls": run.as_ref().map(|r| r.4),
+                "warm": warm, "primed_each_call": warm, "primed_with": if warm { priming_configs(config) } else { vec![] }, "run_id": run.as_ref().map(|r| r.0), "llm_calls": run.as_ref().map(|r| r.4),
                 "prompt_tokens": run.as_ref().map(|r| r.2), "completion_tokens": run.as_ref().map(|r| r.3),
                 "cached_prompt_tokens": cached, "steps": steps});
             writeln!(raw, "{line}").expect("write results");
