@@ -14,6 +14,8 @@
 //! | `contradiction` | a WHERE conjunction no row can meet: one column equal to two values, or bounded from both sides with nothing between ([`contradiction`]) |
 //! | `set_operation` | `INTERSECT`/`EXCEPT` between two blocks that each aggregate all their rows into one: two numbers compared, not the things counted ([`shape`]) |
 //! | `extreme_scope` | `col = (SELECT max(col) FROM t)` beside conditions that keep only some rows of `t`: the extreme of every row, which those conditions may drop ([`extreme_scope`]) |
+//! | `key_aggregate` | `SUM` or `AVG` of a key column (a one-column primary key, or a column of a foreign key): names added up, no quantity ([`degenerate`]) |
+//! | `one_row_groups` | a count over one table grouped by its whole primary key: every group is one row, so the count is 1 in each ([`degenerate`]) |
 //! | `exclusion` | "… that do not …" answered by `<>`/`NOT IN`/`NOT LIKE` on a table with a row per pair (country, language) while returning only the key of one side: rows excluded, not things ([`exclusion`]) |
 //! | `literal` | a string literal the column holds only in another case, or in no form while the data shows what was meant (a value like it, another column holding it, a number column); `<>` or a pattern that excludes or matches nothing; read as the caller ([`literals`]) |
 //! | `time` | a date literal in another layout than the text column stores its dates in ([`time`]) |
@@ -38,6 +40,7 @@ use crate::catalog::{Catalog, RelName};
 pub mod both;
 pub mod columns;
 pub mod contradiction;
+pub mod degenerate;
 pub mod direction;
 pub mod exclusion;
 pub mod extreme_scope;
@@ -505,11 +508,13 @@ pub(crate) fn literal_comparisons(query: &Query, catalog: &Catalog) -> Vec<liter
 
 /// The checks that read every SELECT block (set operations and subqueries included) and no data:
 /// conditions no row meets, aggregates compared by a set operation, extremes over unfiltered
-/// rows, rows excluded where things are.
+/// rows, aggregates that compute nothing (keys summed, counts of one-row groups), rows excluded
+/// where things are.
 fn conditions(query: &Query, catalog: &Catalog, question: &str) -> Vec<Finding> {
     let mut out = contradiction::check(query, catalog);
     out.extend(shape::aggregate_set_operation(query));
     out.extend(extreme_scope::check(query));
+    out.extend(degenerate::check(query, catalog));
     out.extend(exclusion::check(query, catalog, question));
     out
 }
