@@ -107,6 +107,16 @@ ROLLBACK;
 SELECT requirement, message FROM nl2sql_verify('How many customers live in both Paris and Lyon?',
     'SELECT count(*) FROM customers WHERE city = ''Paris'' AND city = ''Lyon''') WHERE NOT satisfied;
 
+-- aggregates that compute nothing: keys added up; a count over customers grouped by their key,
+-- one row per group (what each customer placed is in orders, which the finding names); counted
+-- over the join, the groups hold the orders and nothing is found
+SELECT requirement, message FROM nl2sql_verify('How many orders are there in total?',
+    'SELECT sum(order_id) FROM orders') WHERE NOT satisfied;
+SELECT requirement, message FROM nl2sql_verify('Which customer placed the most orders?',
+    'SELECT name FROM customers GROUP BY customer_id ORDER BY count(*) DESC LIMIT 1') WHERE NOT satisfied;
+SELECT requirement, message FROM nl2sql_verify('Which customer placed the most orders?',
+    'SELECT c.name FROM customers c JOIN orders o ON o.customer_id = c.customer_id GROUP BY c.customer_id ORDER BY count(*) DESC LIMIT 1') WHERE NOT satisfied;
+
 -- columns the question does not ask for (the ranking key; an identifier beside the name), and
 -- fewer columns than the question enumerates
 SELECT * FROM nl2sql_verify('Which customer has the highest credit?',
