@@ -212,6 +212,12 @@ fn picks_some(q: &str) -> bool {
 
 static LIST_TOO: Lazy<Regex> = Lazy::new(|| re(r"\b(list|name all|name them|state all|show all)\b"));
 static GROUPING: Lazy<Regex> = Lazy::new(|| re(r"\b(for each|for every|in each|of each|per)\b"));
+/// "each" after any other word ("how many followers does *each* user have", "the number of
+/// flights to *each* destination"): a count per group when a count is asked and no average (an
+/// average of each one's value is one number over them all: "how many students, on average, does
+/// each college have").
+static EACH: Lazy<Regex> = Lazy::new(|| re(r"\b(each)\b"));
+static COUNT_HEAD: Lazy<Regex> = Lazy::new(|| re(&format!(r"\b({})\b", lexicon::alternation(lexicon::COUNT_HEADS.iter().copied()))));
 static RATE_BEFORE: Lazy<Regex> = Lazy::new(|| re(r"\d\s*$"));
 static PER_AROUND: Lazy<Regex> = Lazy::new(|| re(r"\b[a-z]+\s+per\s+[a-z]+\b"));
 static AGGREGATE_CUE: Lazy<Regex> = Lazy::new(|| re(&format!(r"\b({})\b", lexicon::alternation(lexicon::AGGREGATE_CUES.iter().copied()))));
@@ -355,6 +361,10 @@ pub fn extract(question: &str, evidence: Option<&str>) -> Vec<Constraint> {
             // "per" with the words around it, which may name a stored rate ("pages per minute")
             let around = PER_AROUND.captures(&q).filter(|_| &m[1] == "per").and_then(|a| a.get(0));
             push(Kind::Grouping, around.map_or(&m[1], |a| a.as_str()));
+        }
+    } else if let Some(m) = EACH.captures(&q) {
+        if COUNT_HEAD.is_match(&q) && !AVERAGE.is_match(&q) {
+            push(Kind::Grouping, &m[1]);
         }
     }
     // "list all ..." with nothing that limits the rows
@@ -710,6 +720,22 @@ mod tests {
         assert!(!holds("Show each ticket with the number of seats", "SELECT ticket_no, seat_id FROM tickets"));
         // no count asked: "number" as an attribute of the row
         assert!(!kinds("List the name and phone number of every branch").contains(&"count"));
+    }
+
+    #[test]
+    fn a_count_of_each_is_a_count_per_group() {
+        let holds = |q: &str, sql: &str| kind_holds("grouping", q, sql);
+        let q = "How many parcels does each courier deliver?";
+        assert!(kinds(q).contains(&"grouping"), "{:?}", kinds(q));
+        assert!(holds(q, "SELECT courier_id, count(*) FROM parcels GROUP BY courier_id"));
+        assert!(!holds(q, "SELECT count(*) FROM parcels"));
+        // a count stored per row answers it with no aggregate
+        assert!(holds(q, "SELECT name, parcels_delivered FROM couriers"));
+        assert!(kinds("Show every depot and the number of vans parked at each.").contains(&"grouping"));
+        // an average of what each has is one number over them all
+        assert!(!kinds("How many vans, on average, does each depot own?").contains(&"grouping"));
+        // "each" with no count asked is no grouping
+        assert!(!kinds("List the name of each courier").contains(&"grouping"));
     }
 
     #[test]
