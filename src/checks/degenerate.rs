@@ -108,8 +108,9 @@ fn one_row_groups(select: &Select, order_by: Option<&sqlparser::ast::OrderBy>, c
     }
     let Some(rel) = aliases.values().next() else { return };
     let Some(table) = catalog.table(rel) else { return };
-    let GroupByExpr::Expressions(keys, _) = &select.group_by else { return };
-    if table.primary_key.is_empty() || keys.is_empty() {
+    // (a grouping with modifiers, ROLLUP and the like, adds groups of many rows)
+    let GroupByExpr::Expressions(keys, modifiers) = &select.group_by else { return };
+    if table.primary_key.is_empty() || keys.is_empty() || !modifiers.is_empty() {
         return;
     }
     let grouped: Vec<String> = keys.iter().filter_map(|k| column_of(k, &aliases, catalog)).map(|(_, c)| c).collect();
@@ -122,6 +123,7 @@ fn one_row_groups(select: &Select, order_by: Option<&sqlparser::ast::OrderBy>, c
         return;
     }
     let mut referencing: Vec<&str> = catalog.foreign_keys.iter().filter(|fk| fk.to == *rel && fk.from != *rel).map(|fk| fk.from.name.as_str()).collect();
+    referencing.sort_unstable();
     referencing.dedup();
     let whom = if referencing.is_empty() {
         String::new()
@@ -242,6 +244,8 @@ mod tests {
         assert!(fired("SELECT order_id, count(*) FROM order_lines GROUP BY order_id").is_empty());
         assert!(fired("SELECT c.customer_no FROM customers c JOIN orders o ON o.customer_no = c.customer_no GROUP BY c.customer_no ORDER BY count(*) DESC LIMIT 1").is_empty());
         assert!(fired("SELECT name, count(*) FROM customers GROUP BY name").is_empty());
+        // a total row beside the groups counts them all
+        assert!(fired("SELECT customer_no, count(*) FROM customers GROUP BY ROLLUP (customer_no)").is_empty());
         // grouped by the key without counting: nothing to say here
         assert!(fired("SELECT customer_no, max(credit) FROM customers GROUP BY customer_no").is_empty());
         // a table without a declared key is not judged
