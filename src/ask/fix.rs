@@ -33,6 +33,7 @@ use sqlparser::ast::{
 
 use super::repair::Attempt;
 use crate::catalog::{Catalog, Table};
+use crate::checks;
 use crate::constraints::{Constraint, Kind};
 use crate::sql::check_query;
 
@@ -73,10 +74,13 @@ pub fn propose(current: &Attempt, catalog: &Catalog, question: &str, constraints
     let violated = |name: &str| current.violated.iter().any(|v| v == name);
     let mut out = Vec::new();
     // no rewrite may make a comparison of an expression with itself, of two constants, or a
-    // join that does not connect its two sides
+    // join that does not connect its two sides; nor an aggregate that computes nothing (a key
+    // summed, a count over groups of one row: grouping one table by its primary key)
+    let aggregates_before = checks::degenerate::check(q, catalog);
     let mut push = |name: &'static str, fixed: Option<(Query, String)>| {
         if let Some((query, what)) = fixed {
-            if crate::sql::degenerate::introduced(q, &query).is_empty() {
+            let computes_nothing = checks::degenerate::check(&query, catalog).into_iter().any(|f| !aggregates_before.contains(&f));
+            if crate::sql::degenerate::introduced(q, &query).is_empty() && !computes_nothing {
                 out.push(Fix { name, sql: query.to_string(), what });
             }
         }
@@ -1136,6 +1140,19 @@ mod tests {
             fixes(&a, "Which author wrote the most books?"),
             [("alias", "SELECT T1.name FROM authors AS T1 JOIN books AS T2 ON T1.author_id = T2.author_id GROUP BY T1.name ORDER BY COUNT(T2.book_id) DESC LIMIT 1".to_string())]
         );
+    }
+
+    #[test]
+    fn a_ranking_is_never_grouped_into_groups_of_one_row() {
+        // grouping what it selects would group customers by their key: a count of 1 in every
+        // group, which ranks nothing; the query is left to repair
+        let problem = "PostgreSQL cannot plan it: column \"customers.customer_id\" must appear in the GROUP BY clause or be used in an aggregate function";
+        let one_table = attempt("SELECT customer_id FROM customers ORDER BY count(*) DESC LIMIT 1", &[], &[problem], true);
+        assert!(fixes(&one_table, "Which customer placed the most orders?").is_empty(), "{:?}", fixes(&one_table, "q"));
+        // over the join, the groups hold each customer's orders: grouped
+        let sql = "SELECT c.customer_id FROM customers AS c JOIN orders AS o ON o.customer_id = c.customer_id ORDER BY count(*) DESC LIMIT 1";
+        let joined = attempt(sql, &[], &[&problem.replace("customers.customer_id", "c.customer_id")], true);
+        assert!(fixes(&joined, "Which customer placed the most orders?").iter().any(|(_, f)| f.contains("GROUP BY c.customer_id")), "{:?}", fixes(&joined, "q"));
     }
 
     #[test]
