@@ -20,28 +20,11 @@ use crate::catalog::{Catalog, RelName};
 
 /// Calls `f` with every function call in `node` outside the subqueries it holds.
 fn calls_here(node: &impl Visit, f: &mut dyn FnMut(&sqlparser::ast::Function)) {
-    struct Calls<'f> {
-        depth: usize,
-        f: &'f mut dyn FnMut(&sqlparser::ast::Function),
-    }
-    impl Visitor for Calls<'_> {
-        type Break = ();
-        fn pre_visit_query(&mut self, _: &Query) -> ControlFlow<()> {
-            self.depth += 1;
-            ControlFlow::Continue(())
+    crate::sql::exprs_outside_subqueries(node, &mut |e| {
+        if let Expr::Function(func) = e {
+            f(func);
         }
-        fn post_visit_query(&mut self, _: &Query) -> ControlFlow<()> {
-            self.depth -= 1;
-            ControlFlow::Continue(())
-        }
-        fn pre_visit_expr(&mut self, e: &Expr) -> ControlFlow<()> {
-            if let (0, Expr::Function(func)) = (self.depth, e) {
-                (self.f)(func);
-            }
-            ControlFlow::Continue(())
-        }
-    }
-    let _ = node.visit(&mut Calls { depth: 0, f });
+    });
 }
 
 /// The one argument of a call, when it is an expression.

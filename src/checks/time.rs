@@ -14,11 +14,10 @@
 //! `Y-n-n`; `'2010/01/05'` (`Y/n/n`) and `'05/01/2010'` (`n/n/Y`) do not.
 
 use std::collections::BTreeMap;
-use std::ops::ControlFlow;
 
 use once_cell::sync::Lazy;
 use regex::Regex;
-use sqlparser::ast::{BinaryOperator, Expr, Query, SetExpr, Value, Visit, Visitor};
+use sqlparser::ast::{BinaryOperator, Expr, Query, SetExpr, Value};
 
 use super::{aliases, column_of, finding, Finding, Severity};
 use crate::catalog::{Catalog, RelName};
@@ -69,70 +68,44 @@ fn string_literal(e: &Expr) -> Option<&str> {
 pub fn comparisons(query: &Query, catalog: &Catalog) -> Vec<Comparison> {
     let SetExpr::Select(select) = &*query.body else { return vec![] };
     let aliases = aliases(select, catalog);
-    struct Finder<'a> {
-        aliases: &'a BTreeMap<String, RelName>,
-        catalog: &'a Catalog,
-        out: Vec<Comparison>,
-        /// Inside a subquery: its columns resolve against its own FROM list, not ours.
-        depth: usize,
-    }
-    impl Finder<'_> {
-        fn add(&mut self, col: &Expr, lit: &Expr, usage: Use) {
-            let (Some((table, column)), Some(literal)) = (column_of(col, self.aliases, self.catalog), string_literal(lit)) else {
-                return;
-            };
-            let Some(type_name) = self.catalog.table(&table).and_then(|t| t.column(&column)).map(|c| c.type_name.clone()) else {
-                return;
-            };
-            let text = is_text(&type_name);
-            let datey = if usage == Use::Like { like_is_datey(literal) } else { Layout::of(literal).is_date() || (text && Layout::of(literal).is_year()) };
-            if (text || is_temporal(&type_name)) && datey {
-                self.out.push(Comparison { table, column, literal: literal.to_string(), usage, text });
-            }
+    let mut out: Vec<Comparison> = Vec::new();
+    let mut add = |col: &Expr, lit: &Expr, usage: Use| {
+        let (Some((table, column)), Some(literal)) = (column_of(col, &aliases, catalog), string_literal(lit)) else {
+            return;
+        };
+        let Some(type_name) = catalog.table(&table).and_then(|t| t.column(&column)).map(|c| c.type_name.clone()) else {
+            return;
+        };
+        let text = is_text(&type_name);
+        let datey = if usage == Use::Like { like_is_datey(literal) } else { Layout::of(literal).is_date() || (text && Layout::of(literal).is_year()) };
+        if (text || is_temporal(&type_name)) && datey {
+            out.push(Comparison { table, column, literal: literal.to_string(), usage, text });
         }
-    }
-    impl Visitor for Finder<'_> {
-        type Break = ();
-        fn pre_visit_query(&mut self, _: &Query) -> ControlFlow<()> {
-            self.depth += 1;
-            ControlFlow::Continue(())
-        }
-        fn post_visit_query(&mut self, _: &Query) -> ControlFlow<()> {
-            self.depth -= 1;
-            ControlFlow::Continue(())
-        }
-        fn pre_visit_expr(&mut self, e: &Expr) -> ControlFlow<()> {
-            if self.depth > 0 {
-                return ControlFlow::Continue(());
-            }
-            match e {
-                Expr::BinaryOp { left, op, right } => {
-                    let usage = match op {
-                        BinaryOperator::Eq | BinaryOperator::NotEq => Use::Equal,
-                        BinaryOperator::Lt | BinaryOperator::LtEq | BinaryOperator::Gt | BinaryOperator::GtEq => Use::Order,
-                        _ => return ControlFlow::Continue(()),
-                    };
-                    self.add(left, right, usage);
-                    self.add(right, left, usage);
-                }
-                Expr::Between { expr, low, high, .. } => {
-                    self.add(expr, low, Use::Order);
-                    self.add(expr, high, Use::Order);
-                }
-                Expr::InList { expr, list, .. } => {
-                    for item in list {
-                        self.add(expr, item, Use::Equal);
-                    }
-                }
-                Expr::Like { expr, pattern, .. } | Expr::ILike { expr, pattern, .. } => self.add(expr, pattern, Use::Like),
-                _ => {}
-            }
-            ControlFlow::Continue(())
-        }
-    }
-    let mut finder = Finder { aliases: &aliases, catalog, out: vec![], depth: 0 };
+    };
+    // Inside a subquery, columns resolve against its own FROM list, not ours.
     let mut visit = |e: &Expr| {
-        let _ = e.visit(&mut finder);
+        crate::sql::exprs_outside_subqueries(e, &mut |e| match e {
+            Expr::BinaryOp { left, op, right } => {
+                let usage = match op {
+                    BinaryOperator::Eq | BinaryOperator::NotEq => Use::Equal,
+                    BinaryOperator::Lt | BinaryOperator::LtEq | BinaryOperator::Gt | BinaryOperator::GtEq => Use::Order,
+                    _ => return,
+                };
+                add(left, right, usage);
+                add(right, left, usage);
+            }
+            Expr::Between { expr, low, high, .. } => {
+                add(expr, low, Use::Order);
+                add(expr, high, Use::Order);
+            }
+            Expr::InList { expr, list, .. } => {
+                for item in list {
+                    add(expr, item, Use::Equal);
+                }
+            }
+            Expr::Like { expr, pattern, .. } | Expr::ILike { expr, pattern, .. } => add(expr, pattern, Use::Like),
+            _ => {}
+        });
     };
     if let Some(w) = &select.selection {
         visit(w);
@@ -147,8 +120,8 @@ pub fn comparisons(query: &Query, catalog: &Catalog) -> Vec<Comparison> {
             }
         }
     }
-    finder.out.dedup();
-    finder.out
+    out.dedup();
+    out
 }
 
 /// The text columns whose stored values [`check`] needs.

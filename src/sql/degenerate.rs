@@ -133,33 +133,15 @@ fn qualifier(factor: &TableFactor) -> Option<String> {
 /// The qualifiers the column references of `e` name (outside subqueries); `None` when a column is
 /// unqualified (its table is not known from the syntax alone).
 fn qualifiers(e: &Expr) -> Option<BTreeSet<String>> {
-    struct Q(BTreeSet<String>, bool, usize);
-    impl Visitor for Q {
-        type Break = ();
-        fn pre_visit_query(&mut self, _: &Query) -> ControlFlow<()> {
-            self.2 += 1;
-            ControlFlow::Continue(())
+    let (mut named, mut unqualified) = (BTreeSet::new(), false);
+    crate::sql::exprs_outside_subqueries(e, &mut |e| match e {
+        Expr::CompoundIdentifier(parts) if parts.len() >= 2 => {
+            named.insert(parts[parts.len() - 2].value.to_lowercase());
         }
-        fn post_visit_query(&mut self, _: &Query) -> ControlFlow<()> {
-            self.2 -= 1;
-            ControlFlow::Continue(())
-        }
-        fn pre_visit_expr(&mut self, e: &Expr) -> ControlFlow<()> {
-            if self.2 == 0 {
-                match e {
-                    Expr::CompoundIdentifier(parts) if parts.len() >= 2 => {
-                        self.0.insert(parts[parts.len() - 2].value.to_lowercase());
-                    }
-                    Expr::Identifier(_) => self.1 = true,
-                    _ => {}
-                }
-            }
-            ControlFlow::Continue(())
-        }
-    }
-    let mut q = Q(BTreeSet::new(), false, 0);
-    let _ = e.visit(&mut q);
-    (!q.1).then_some(q.0)
+        Expr::Identifier(_) => unqualified = true,
+        _ => {}
+    });
+    (!unqualified).then_some(named)
 }
 
 /// Joins of a block whose ON condition, with every column qualified, names the joined table but
