@@ -1316,7 +1316,7 @@ fn a_tie_between_schemas_ends_ambiguous_naming_the_readings_whether_or_not_the_q
 #[test]
 fn duplicates_are_removed_on_the_syntax_tree_where_a_rewrite_can_say_so() {
     use super::verify::without_duplicates;
-    let rewrite = |sql: &str| without_duplicates(&crate::sql::check_query(sql).unwrap().query).map(|q| q.to_string());
+    let rewrite = |sql: &str| without_duplicates(&crate::sql::check_query(sql).unwrap().query, None).map(|q| q.to_string());
     assert_eq!(rewrite("SELECT city FROM customers").as_deref(), Some("SELECT DISTINCT city FROM customers"));
     assert_eq!(rewrite("SELECT count(city) FROM customers WHERE name <> 'x'").as_deref(), Some("SELECT count(DISTINCT city) FROM customers WHERE name <> 'x'"));
     assert_eq!(rewrite("SELECT count(*) FROM customers"), None, "a count of rows has no values to tell apart");
@@ -1324,6 +1324,29 @@ fn duplicates_are_removed_on_the_syntax_tree_where_a_rewrite_can_say_so() {
     assert_eq!(rewrite("SELECT DISTINCT city FROM customers"), None);
     assert_eq!(rewrite("SELECT max(price) FROM books"), None);
     assert_eq!(rewrite("SELECT city FROM customers UNION ALL SELECT country FROM authors"), None);
+    // a bag has no order: the rewrite need not sort by what it does not select (PostgreSQL refuses
+    // `SELECT DISTINCT name ... ORDER BY id`); with a LIMIT the order picks the rows and stays
+    assert_eq!(rewrite("SELECT name, city FROM customers ORDER BY customer_id").as_deref(), Some("SELECT DISTINCT name, city FROM customers"));
+    assert_eq!(rewrite("SELECT name FROM customers ORDER BY customer_id LIMIT 3").as_deref(), Some("SELECT DISTINCT name FROM customers ORDER BY customer_id LIMIT 3"));
+}
+
+#[test]
+fn a_count_of_a_table_s_rows_counts_distinct_rows_when_the_question_tells_apart_what_the_table_holds() {
+    use super::verify::without_duplicates;
+    let rewrite = |sql: &str, noun: &str| without_duplicates(&crate::sql::check_query(sql).unwrap().query, Some(noun)).map(|q| q.to_string());
+    let distinct_rows = Some("SELECT count(*) FROM (SELECT DISTINCT * FROM customers WHERE city = 'Lyon') AS distinct_rows");
+    assert_eq!(rewrite("SELECT count(*) FROM customers WHERE city = 'Lyon'", "customers").as_deref(), distinct_rows);
+    assert_eq!(rewrite("SELECT count(*) FROM customers WHERE city = 'Lyon'", "customer").as_deref(), distinct_rows);
+    // the last word of the table's name: `order_items` holds items
+    assert_eq!(
+        rewrite("SELECT count(*) FROM order_items", "items").as_deref(),
+        Some("SELECT count(*) FROM (SELECT DISTINCT * FROM order_items) AS distinct_rows")
+    );
+    // "different cities" are no customer rows: counting the rows tells no city apart
+    assert_eq!(rewrite("SELECT count(*) FROM customers", "cities"), None);
+    // over a join a row is a pair, not one of the things
+    assert_eq!(rewrite("SELECT count(*) FROM customers JOIN orders ON orders.customer_id = customers.customer_id", "customers"), None);
+    assert_eq!(rewrite("SELECT count(*) FROM (SELECT * FROM customers) AS c", "customers"), None);
 }
 
 #[test]
@@ -1333,7 +1356,7 @@ fn a_distinct_the_query_does_not_write_holds_when_the_data_has_no_duplicate() {
     let verdict = |db: &mut ScriptedDb| {
         let facts = crate::constraints::facts::facts_of(sql, crate::constraints::facts::SqlDialect::Postgres).unwrap();
         let constraints = crate::constraints::extract(question, None);
-        let v = super::verify::constraint_verdicts(db, sql, &constraints, &facts);
+        let v = super::verify::constraint_verdicts(db, sql, &constraints, &facts, question);
         v.into_iter().find(|v| v.constraint.name() == "distinct").unwrap()
     };
     // each city once: nothing to remove
@@ -1346,6 +1369,25 @@ fn a_distinct_the_query_does_not_write_holds_when_the_data_has_no_duplicate() {
     // a rewrite that fails leaves the syntax tree's verdict
     let mut db = ScriptedDb::bookshop().answer("count(DISTINCT city)", failed("out of memory")).answer("count(city)", rows(&["count"], json!([[3]])));
     assert!(!verdict(&mut db).satisfied);
+}
+
+#[test]
+fn a_count_of_rows_holds_a_distinct_when_the_table_s_rows_are_the_things_told_apart() {
+    let verdict = |db: &mut ScriptedDb, question: &str| {
+        let sql = "SELECT count(*) FROM customers";
+        let facts = crate::constraints::facts::facts_of(sql, crate::constraints::facts::SqlDialect::Postgres).unwrap();
+        let constraints = crate::constraints::extract(question, None);
+        let v = super::verify::constraint_verdicts(db, sql, &constraints, &facts, question);
+        v.into_iter().find(|v| v.constraint.name() == "distinct").unwrap()
+    };
+    let db = || ScriptedDb::bookshop().answer("DISTINCT *", rows(&["count"], json!([[4]]))).answer("count(*) FROM customers", rows(&["count"], json!([[4]])));
+    let v = verdict(&mut db(), "How many different customers are there?");
+    assert!(v.satisfied && v.message.contains("DISTINCT *"), "{}", v.message);
+    // two rows alike: the count counts one customer twice
+    let mut dup = ScriptedDb::bookshop().answer("DISTINCT *", rows(&["count"], json!([[3]]))).answer("count(*) FROM customers", rows(&["count"], json!([[4]])));
+    assert!(!verdict(&mut dup, "How many different customers are there?").satisfied);
+    // customers' rows are no cities, whatever the data
+    assert!(!verdict(&mut db(), "How many different cities are there?").satisfied);
 }
 
 // --- questions the data cannot answer --------------------------------------------------------

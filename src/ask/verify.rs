@@ -233,7 +233,7 @@ pub fn verify<D: Database + ?Sized>(db: &mut D, sql: &str, constraints: &[Constr
                 violated.push("limit_without_order".into());
                 problems.push(p);
             }
-            for v in constraint_verdicts(db, sql, constraints, &facts) {
+            for v in constraint_verdicts(db, sql, constraints, &facts, question) {
                 if !v.satisfied {
                     violated.push(v.constraint.name().to_string());
                     problems.push(v.message.clone());
@@ -287,10 +287,11 @@ pub fn verify<D: Database + ?Sized>(db: &mut D, sql: &str, constraints: &[Constr
 /// ([`without_duplicates`]) leaves its rows unchanged on the data, read as the caller ("the
 /// different cities" of a table that holds each city once needs no DISTINCT). A rewrite that does
 /// not run, or a result over [`COMPARED_ROWS`] rows, leaves the verdict as the syntax tree gives it.
-pub fn constraint_verdicts<E: Executor + ?Sized>(db: &mut E, sql: &str, constraints: &[Constraint], facts: &QueryFacts) -> Vec<Verdict> {
+pub fn constraint_verdicts<E: Executor + ?Sized>(db: &mut E, sql: &str, constraints: &[Constraint], facts: &QueryFacts, question: &str) -> Vec<Verdict> {
     let mut out = constraints::verify_all(constraints, facts);
     for v in out.iter_mut().filter(|v| !v.satisfied && matches!(v.constraint.kind, constraints::Kind::Distinct)) {
-        let Some(unique) = check_query(sql).ok().and_then(|c| without_duplicates(&c.query)) else { continue };
+        let noun = constraints::distinct_noun(question);
+        let Some(unique) = check_query(sql).ok().and_then(|c| without_duplicates(&c.query, noun.as_deref())) else { continue };
         let (Some(own), Some(deduplicated)) = (compared_rows(db, sql), compared_rows(db, &unique.to_string())) else { continue };
         if Answer::new(&own, false, RowSemantics::Bag) == Answer::new(&deduplicated, false, RowSemantics::Bag) {
             v.satisfied = true;
@@ -300,33 +301,62 @@ pub fn constraint_verdicts<E: Executor + ?Sized>(db: &mut E, sql: &str, constrai
     out
 }
 
-/// The query with its duplicates removed: a count of a column (`COUNT(x)`, the only item of an
-/// ungrouped block) counts each value once (`COUNT(DISTINCT x)`); a block that neither groups
-/// nor aggregates selects `DISTINCT`. `None` for anything else (set operations, groupings, other
-/// aggregates), which is left to the syntax tree.
-pub fn without_duplicates(query: &Query) -> Option<Query> {
+/// The query with its duplicates removed, to compare its rows with the query's as a bag: a count
+/// of a column (`COUNT(x)`, the only item of an ungrouped block) counts each value once
+/// (`COUNT(DISTINCT x)`); a block that neither groups nor aggregates selects `DISTINCT`, without
+/// its ORDER BY when it has no LIMIT or OFFSET (a bag has no order, and PostgreSQL sorts a
+/// `DISTINCT` only by what it selects). A count of the rows of one table (`COUNT(*)`, no join)
+/// counts its distinct rows when the thing the question says to tell apart (`noun`, "different
+/// *colleges*") is what the table is named after: its rows are those things. `None` for
+/// anything else (set operations, groupings, other aggregates, a count of rows of something
+/// else), which is left to the syntax tree.
+pub fn without_duplicates(query: &Query, noun: Option<&str>) -> Option<Query> {
     use sqlparser::ast::{Distinct, DuplicateTreatment, Expr, FunctionArg, FunctionArgExpr, FunctionArguments, SelectItem, SetExpr};
     let mut q = query.clone();
+    let limited = q.limit_clause.is_some() || q.fetch.is_some();
     let SetExpr::Select(select) = q.body.as_mut() else { return None };
     if select.distinct.is_some() || checks::grouped(select) {
         return None;
     }
+    let rows_are_the_things = noun.is_some_and(|n| rows_are(select, n));
+    let mut rows = select.as_ref().clone();
     if let [SelectItem::UnnamedExpr(Expr::Function(f)) | SelectItem::ExprWithAlias { expr: Expr::Function(f), .. }] = select.projection.as_mut_slice() {
         let FunctionArguments::List(list) = &mut f.args else { return None };
-        let counts_a_column = f.name.to_string().eq_ignore_ascii_case("count")
-            && list.duplicate_treatment.is_none()
-            && matches!(list.args.as_slice(), [FunctionArg::Unnamed(FunctionArgExpr::Expr(_))]);
-        if !counts_a_column {
+        if !f.name.to_string().eq_ignore_ascii_case("count") || list.duplicate_treatment.is_some() {
             return None;
         }
-        list.duplicate_treatment = Some(DuplicateTreatment::Distinct);
-        return Some(q);
+        return match list.args.as_slice() {
+            [FunctionArg::Unnamed(FunctionArgExpr::Expr(_))] => {
+                list.duplicate_treatment = Some(DuplicateTreatment::Distinct);
+                Some(q)
+            }
+            [FunctionArg::Unnamed(FunctionArgExpr::Wildcard)] if rows_are_the_things && !limited => {
+                rows.projection = vec![SelectItem::Wildcard(Default::default())];
+                rows.distinct = Some(Distinct::Distinct);
+                check_query(&format!("SELECT count(*) FROM ({rows}) AS distinct_rows")).ok().map(|c| *c.query)
+            }
+            _ => None,
+        };
     }
     if checks::projects_aggregate(select) {
         return None;
     }
     select.distinct = Some(Distinct::Distinct);
+    if !limited {
+        q.order_by = None;
+    }
     Some(q)
+}
+
+/// Does a block read one table, with no join, named after `noun` (its name's last word, in the
+/// singular: `college`, `claims_processing_stages`)?
+fn rows_are(select: &sqlparser::ast::Select, noun: &str) -> bool {
+    use crate::scope::link::singular;
+    let [from] = select.from.as_slice() else { return false };
+    let sqlparser::ast::TableFactor::Table { name, .. } = &from.relation else { return false };
+    let Some(table) = name.0.last().and_then(|p| p.as_ident()).map(|i| i.value.to_lowercase()) else { return false };
+    let last = table.rsplit('_').next().unwrap_or(&table);
+    from.joins.is_empty() && singular(last) == singular(&noun.to_lowercase())
 }
 
 /// One mechanical fix tried: which, the SQL it made, whether it was kept, and what its

@@ -286,8 +286,8 @@ pub fn extract(question: &str, evidence: Option<&str>) -> Vec<Constraint> {
         }
     }
     // "different from" is an inequality, "unique id" an attribute: neither asks for DISTINCT
-    if let Some(m) = DISTINCT.captures_iter(&q).find(|m| !NOT_DISTINCT.is_match(&q[m.get(0).expect("match").start()..])) {
-        push(Kind::Distinct, &m[1]);
+    if let Some(m) = distinct_phrase(&q) {
+        push(Kind::Distinct, m.as_str());
     }
     // "How many ...? List them." asks for the rows as well: no single count then
     // "how many songs, on average": an average, not a count
@@ -520,6 +520,21 @@ fn written_alike(sql: &str, quoted: &str) -> bool {
     !b.is_empty() && (a == b || (b.chars().count() >= 6 && strsim::osa_distance(&a, &b) <= 1))
 }
 
+/// The word right after the question's `distinct` phrase: what it says to tell apart ("how many
+/// different *colleges*"), as written.
+pub fn distinct_noun(question: &str) -> Option<String> {
+    static AFTER: Lazy<Regex> = Lazy::new(|| re(r"^\s+([a-z]{3,})\b"));
+    let q = question.to_lowercase();
+    let m = distinct_phrase(&q)?;
+    AFTER.captures(&q[m.end()..]).map(|c| c[1].to_string())
+}
+
+/// The first `distinct` phrase of a lower-cased question that asks to remove duplicates:
+/// "different from" is an inequality, "unique id" an attribute.
+fn distinct_phrase(q: &str) -> Option<regex::Match<'_>> {
+    DISTINCT.find_iter(q).find(|m| !NOT_DISTINCT.is_match(&q[m.start()..]))
+}
+
 /// The singular of the noun a count phrase names ("how many kids" → `kid`), if it names one.
 fn counted_noun(phrase: &str) -> Option<String> {
     let rest = lexicon::COUNT_HEADS.iter().find_map(|h| phrase.strip_prefix(h)?.strip_prefix(' '))?;
@@ -720,6 +735,16 @@ mod tests {
         assert!(!holds("Show each ticket with the number of seats", "SELECT ticket_no, seat_id FROM tickets"));
         // no count asked: "number" as an attribute of the row
         assert!(!kinds("List the name and phone number of every branch").contains(&"count"));
+    }
+
+    #[test]
+    fn the_thing_a_distinct_phrase_tells_apart_is_the_word_after_it() {
+        assert_eq!(distinct_noun("How many different colleges are there?").as_deref(), Some("colleges"));
+        assert_eq!(distinct_noun("Find the number of DISTINCT stages in claim processing.").as_deref(), Some("stages"));
+        // "different from" and "unique id" ask for no DISTINCT; the next phrase that does is read
+        assert_eq!(distinct_noun("Which cities are different from Paris?"), None);
+        assert_eq!(distinct_noun("List the unique id and the distinct names of the pets").as_deref(), Some("names"));
+        assert_eq!(distinct_noun("Wie viele verschiedene Hochschulen gibt es?"), None);
     }
 
     #[test]

@@ -179,7 +179,7 @@ fn nl2sql_verify(
     let f = facts::facts_of(sql, facts::SqlDialect::Postgres)
         .map_err(|e| Error::new(Kind::Syntax, format!("SQL could not be parsed: {e}")))
         .sql()?;
-    let verdicts = nl2sql_core::ask::verify::constraint_verdicts(&mut SpiDatabase, sql, &constraints::extract(question, None), &f);
+    let verdicts = nl2sql_core::ask::verify::constraint_verdicts(&mut SpiDatabase, sql, &constraints::extract(question, None), &f, question);
     let mut rows: Vec<(String, String, bool, String)> = verdicts
         .into_iter()
         .map(|v| {
