@@ -1342,6 +1342,10 @@ fn a_count_of_a_table_s_rows_counts_distinct_rows_when_the_question_tells_apart_
         rewrite("SELECT count(*) FROM order_items", "items").as_deref(),
         Some("SELECT count(*) FROM (SELECT DISTINCT * FROM order_items) AS distinct_rows")
     );
+    // by English spelling: colleges are college rows, cities city rows
+    assert!(rewrite("SELECT count(*) FROM college", "colleges").is_some());
+    assert!(rewrite("SELECT count(*) FROM city", "cities").is_some());
+    assert!(rewrite("SELECT count(*) FROM classes", "class").is_some());
     // "different cities" are no customer rows: counting the rows tells no city apart
     assert_eq!(rewrite("SELECT count(*) FROM customers", "cities"), None);
     // over a join a row is a pair, not one of the things

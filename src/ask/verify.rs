@@ -351,12 +351,12 @@ pub fn without_duplicates(query: &Query, noun: Option<&str>) -> Option<Query> {
 /// Does a block read one table, with no join, named after `noun` (its name's last word, in the
 /// singular: `college`, `claims_processing_stages`)?
 fn rows_are(select: &sqlparser::ast::Select, noun: &str) -> bool {
-    use crate::scope::link::singular;
+    use crate::context::stem;
     let [from] = select.from.as_slice() else { return false };
     let sqlparser::ast::TableFactor::Table { name, .. } = &from.relation else { return false };
     let Some(table) = name.0.last().and_then(|p| p.as_ident()).map(|i| i.value.to_lowercase()) else { return false };
     let last = table.rsplit('_').next().unwrap_or(&table);
-    from.joins.is_empty() && singular(last) == singular(&noun.to_lowercase())
+    from.joins.is_empty() && stem(last) == stem(&noun.to_lowercase())
 }
 
 /// One mechanical fix tried: which, the SQL it made, whether it was kept, and what its

@@ -48,7 +48,7 @@ pub(crate) fn stems(text: &str) -> BTreeSet<String> {
 /// A plural folded to its singular by English spelling rules: `-ies` to `-y` (cities), `-es`
 /// after a sibilant (classes, boxes, matches), otherwise `-s` (attendances, performances), but
 /// never the `s` of `-ss`, `-us` or `-is` (address, status, analysis).
-fn stem(w: &str) -> String {
+pub(crate) fn stem(w: &str) -> String {
     if let Some(base) = w.strip_suffix("ies") {
         if base.len() >= 2 {
             return format!("{base}y");
