@@ -318,8 +318,13 @@ pub fn without_duplicates(query: &Query, noun: Option<&str>) -> Option<Query> {
     if select.distinct.is_some() || checks::grouped(select) {
         return None;
     }
-    let rows_are_the_things = noun.is_some_and(|n| rows_are(select, n));
-    let mut rows = select.as_ref().clone();
+    // a count of the rows of the things the question tells apart: of their distinct rows
+    let distinct_rows = (!limited && noun.is_some_and(|n| rows_are(select, n))).then(|| {
+        let mut rows = select.as_ref().clone();
+        rows.projection = vec![SelectItem::Wildcard(Default::default())];
+        rows.distinct = Some(Distinct::Distinct);
+        format!("SELECT count(*) FROM ({rows}) AS distinct_rows")
+    });
     if let [SelectItem::UnnamedExpr(Expr::Function(f)) | SelectItem::ExprWithAlias { expr: Expr::Function(f), .. }] = select.projection.as_mut_slice() {
         let FunctionArguments::List(list) = &mut f.args else { return None };
         if !f.name.to_string().eq_ignore_ascii_case("count") || list.duplicate_treatment.is_some() {
@@ -330,11 +335,7 @@ pub fn without_duplicates(query: &Query, noun: Option<&str>) -> Option<Query> {
                 list.duplicate_treatment = Some(DuplicateTreatment::Distinct);
                 Some(q)
             }
-            [FunctionArg::Unnamed(FunctionArgExpr::Wildcard)] if rows_are_the_things && !limited => {
-                rows.projection = vec![SelectItem::Wildcard(Default::default())];
-                rows.distinct = Some(Distinct::Distinct);
-                check_query(&format!("SELECT count(*) FROM ({rows}) AS distinct_rows")).ok().map(|c| *c.query)
-            }
+            [FunctionArg::Unnamed(FunctionArgExpr::Wildcard)] => distinct_rows.and_then(|sql| check_query(&sql).ok()).map(|c| *c.query),
             _ => None,
         };
     }
