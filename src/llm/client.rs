@@ -413,7 +413,8 @@ mod tests {
     fn a_huge_body_is_refused_not_read_into_memory() {
         let huge = vec![b' '; 11 << 20];
         let (base, _) = scripted_raw(vec![response(200, "", huge.len(), &huge)]);
-        let e = ask(&endpoint(base), &CallPolicy { retries: 0, ..fast() }).unwrap_err();
+        // the size is under test, not the time: on a loaded machine 11 MB can take over `fast()`'s 2 s
+        let e = ask(&endpoint(base), &CallPolicy { retries: 0, timeout: Duration::from_secs(60), ..fast() }).unwrap_err();
         assert!(matches!(e, LlmError::BadResponse { .. }), "{e:?}");
         assert!(e.to_string().contains("reading the body: the answer is larger than 10 MB"), "{e}");
     }
