@@ -84,6 +84,9 @@ pub struct QueryFacts {
     pub falsy_equality: bool,
     /// Lower-cased identifiers (tables, columns, aliases).
     pub identifiers: BTreeSet<String>,
+    /// Lower-cased names of the columns read anywhere (the last part of every column reference;
+    /// an output alias referred to by name is one too).
+    pub columns: BTreeSet<String>,
     /// Lower-cased names of the columns the outermost block returns as they are (`T1.kids` →
     /// `kids`).
     pub projected: BTreeSet<String>,
@@ -252,11 +255,13 @@ impl Visitor for Collector<'_> {
             }
             Expr::Identifier(i) => {
                 self.facts.identifiers.insert(i.value.to_lowercase());
+                self.facts.columns.insert(i.value.to_lowercase());
             }
             Expr::CompoundIdentifier(parts) => {
                 for i in parts {
                     self.facts.identifiers.insert(i.value.to_lowercase());
                 }
+                self.facts.columns.extend(parts.last().map(|i| i.value.to_lowercase()));
             }
             Expr::BinaryOp { left, op, right } => {
                 if let Some(cmp) = CompareOp::from_binary(op) {

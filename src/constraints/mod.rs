@@ -28,8 +28,10 @@ pub enum Kind {
     Ranking,
     /// "how many", "number of": COUNT.
     Count,
-    /// "percentage", "percent", "ratio": a division.
-    Percentage,
+    /// "percentage", "percent", "ratio": a division. `of`: the words that may name what it is a
+    /// share of ("the percentage of *hispanics*", "the *black* percentage"), singular; a column of
+    /// that name stores the share itself.
+    Percentage { of: Vec<String> },
     /// "total", "sum of": SUM (or COUNT for "total number").
     Sum,
     /// "average", "mean": AVG.
@@ -80,7 +82,7 @@ impl Constraint {
             ),
             Kind::Ranking => format!("\"{p}\": rank with RANK()/DENSE_RANK() or ORDER BY"),
             Kind::Count => format!("\"{p}\": count with COUNT(...)"),
-            Kind::Percentage => format!("\"{p}\": a ratio: divide as numeric (and multiply by 100 for a percentage)"),
+            Kind::Percentage { .. } => format!("\"{p}\": a ratio: divide as numeric (and multiply by 100 for a percentage)"),
             Kind::Sum => format!("\"{p}\": add up with SUM(...)"),
             Kind::Average => format!("\"{p}\": use AVG(...)"),
             Kind::Comparison { op, value, inclusive } => format!(
@@ -102,7 +104,7 @@ impl Constraint {
             Kind::Extreme { .. } => "extreme",
             Kind::Ranking => "ranking",
             Kind::Count => "count",
-            Kind::Percentage => "percentage",
+            Kind::Percentage { .. } => "percentage",
             Kind::Sum => "sum",
             Kind::Average => "average",
             Kind::Comparison { .. } => "comparison",
@@ -307,7 +309,10 @@ pub fn extract(question: &str, evidence: Option<&str>) -> Vec<Constraint> {
         push(Kind::Count, &phrase);
     }
     if let Some(m) = PERCENT.captures(&q) {
-        push(Kind::Percentage, &m[1]);
+        let whole = m.get(1).expect("one group");
+        // a ratio of one thing to another is a division whatever the columns are named
+        let of = if whole.as_str() == "ratio" { Vec::new() } else { share_of(&q[..whole.start()], &q[whole.end()..]) };
+        push(Kind::Percentage { of }, whole.as_str());
     }
     // evidence that names "average ..." as a stored attribute (no formula) maps it to a column
     let evidence_defines_average = AVERAGE.is_match(&evidence_lower)
@@ -459,8 +464,13 @@ pub fn verify(c: &Constraint, f: &QueryFacts) -> Verdict {
                 || f.identifier_mentions(&["count", "num", "number"])
                 || counted_noun(&c.phrase).is_some_and(|n| f.projected.iter().any(|p| stores_count_of(p, &n)))
         }
-        Kind::Percentage => {
-            f.division || f.multiply_by_100 || f.identifier_mentions(&["percent", "ratio", "rate", "proportion", "pct"])
+        // or a column that stores the share, read as it is ("the percentage of hispanics" as
+        // `city.hispanic`)
+        Kind::Percentage { of } => {
+            f.division
+                || f.multiply_by_100
+                || f.identifier_mentions(&["percent", "ratio", "rate", "proportion", "pct"])
+                || f.columns.iter().any(|col| of.contains(&crate::context::stem(col)))
         }
         Kind::Sum => f.has_function(&["sum", "count", "total"]) || f.addition || f.identifier_mentions(&["total", "sum"]),
         Kind::Average => f.has_function(&["avg"]) || f.division || f.identifier_mentions(&["avg", "average", "mean"]),
@@ -548,6 +558,24 @@ fn counted_noun(phrase: &str) -> Option<String> {
     let rest = lexicon::COUNT_HEADS.iter().find_map(|h| phrase.strip_prefix(h)?.strip_prefix(' '))?;
     let noun = rest.trim().trim_end_matches('s');
     (noun.len() >= 3 && !STOP_NOUNS.contains(&noun)).then(|| noun.to_string())
+}
+
+/// The words that may name what a percentage is a share of: the word after "of [the]" and the
+/// word before it, singular ("the percentage of hispanics" → `hispanic`, `the`; "the black
+/// percentage" → `black`). Which of them is a column is the SQL's to say. A share of one thing
+/// to another ("the proportion of wins to losses") names no stored share.
+fn share_of(before: &str, after: &str) -> Vec<String> {
+    static OF: Lazy<Regex> = Lazy::new(|| re(r"^\s+of\s+(?:the\s+)?([a-z][a-z_]+)\b"));
+    static TO: Lazy<Regex> = Lazy::new(|| re(r"^\s+of\s+(?:the\s+)?[a-z][a-z_ ]*?\bto\b"));
+    if TO.is_match(after) {
+        return Vec::new();
+    }
+    static BEFORE: Lazy<Regex> = Lazy::new(|| re(r"\b([a-z][a-z_]+)\s+$"));
+    OF.captures(after)
+        .into_iter()
+        .chain(BEFORE.captures(before))
+        .map(|c| crate::context::stem(&c[1]))
+        .collect()
 }
 
 /// Does a projected column store a number of the counted noun: its name ends in the noun
@@ -714,6 +742,24 @@ mod tests {
         for c in extract("How many different countries have more than two singers, not counting those born in 1990?", None) {
             assert!(!c.phrase.is_empty(), "{c:?}");
         }
+    }
+
+    #[test]
+    fn a_share_is_answered_by_the_column_that_stores_it() {
+        let holds = |q: &str, sql: &str| kind_holds("percentage", q, sql);
+        // a column named after what the share is of, read as it is
+        assert!(holds("What is the percentage of hispanics in cities with the black percentage higher than 10?",
+            "SELECT hispanic FROM city WHERE black > 10"));
+        assert!(holds("Which five cities have the greatest proportion of white people?",
+            "SELECT name FROM city ORDER BY white DESC LIMIT 5"));
+        assert!(holds("Which district has the highest Asian percentage?", "SELECT d.name FROM district AS d ORDER BY d.asian DESC LIMIT 1"));
+        // a table of that name is no stored share, and a count is no share
+        assert!(!holds("What percentage of students are female?", "SELECT count(*) FROM students WHERE sex = 'F'"));
+        assert!(!holds("What percentage of students are female?", "SELECT count(*) FROM student AS students WHERE sex = 'F'"));
+        // one thing to another: a division, whatever the columns are named
+        assert!(!holds("What is the ratio of wins to losses?", "SELECT wins FROM team"));
+        assert!(!holds("What is the proportion of wins to losses of each team?", "SELECT name, wins FROM team"));
+        assert!(holds("What is the ratio of wins to losses?", "SELECT wins::numeric / losses FROM team"));
     }
 
     #[test]
