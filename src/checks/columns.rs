@@ -141,7 +141,9 @@ pub enum Unasked {
 pub fn unasked_items(query: &Query, catalog: &Catalog, question: &str) -> Vec<(usize, Unasked)> {
     let mut out = Vec::new();
     let SetExpr::Select(select) = query.body.as_ref() else { return out };
-    if select.projection.len() < 2 {
+    // a question that asks for whole rows ("all the information", "the details of") asks for every
+    // column: none of them is unasked
+    if select.projection.len() < 2 || crate::lexicon::asks_whole_rows(question) {
         return out;
     }
     let (asked, ranking) = ranking_phrases(question);
@@ -480,5 +482,8 @@ mod tests {
         // an id the enumeration may name ("employee number")
         assert!(retail_columns("SELECT employee_id, name, salary FROM hr.employees", "Show the employee number, name and salary of every employee").is_empty());
         assert_eq!(retail_columns("SELECT employee_id, name, salary FROM hr.employees", "Show the names and salaries of employees"), ["columns"]);
+        // whole rows asked for: every column is, the ranking key and the id too
+        assert!(retail_columns("SELECT employee_id, name, salary FROM hr.employees ORDER BY salary", "List the information of all employees ordered by their salary.").is_empty());
+        assert!(retail_columns(by_price, "Show the details of the 5 products with the highest price.").is_empty());
     }
 }
