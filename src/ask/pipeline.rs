@@ -419,7 +419,13 @@ impl<D: Database + ?Sized, M: Model + ?Sized> Ask<'_, '_, D, M> {
         let within = if self.scope.outside > 0 { self.scope.schemas.clone() } else { Vec::new() };
         match values::search(self.db, self.model, &self.catalog, &terms, limits, &within) {
             Ok(hits) => {
-                let hits: Vec<_> = hits.into_iter().filter(|h| tables.contains(&h.table)).collect();
+                // a value the question shares only the schema's words with is noise: "the ship with the
+                // largest tonnage" does not ask for the type 'Cargo ship'
+                let words = values::schema_words(&self.catalog, &tables);
+                let (hits, named_by_schema): (Vec<_>, Vec<_>) = hits
+                    .into_iter()
+                    .filter(|h| tables.contains(&h.table))
+                    .partition(|h| !values::named_only_by_schema(&h.value, self.question.text, &words));
                 for h in &hits {
                     self.grounding.value_mappings.insert(
                         h.value.clone(),
@@ -430,7 +436,11 @@ impl<D: Database + ?Sized, M: Model + ?Sized> Ask<'_, '_, D, M> {
                 self.trace.step(
                     Stage::Values,
                     Status::Ok,
-                    if shown.is_empty() { "no indexed value matches the question".into() } else { format!("matched {}", shown.join(", ")) },
+                    {
+                        let left: Vec<String> = named_by_schema.iter().map(|h| format!("{}.{} = '{}'", h.table.name, h.column, h.value)).collect();
+                        let found = if shown.is_empty() { "no indexed value matches the question".to_string() } else { format!("matched {}", shown.join(", ")) };
+                        if left.is_empty() { found } else { format!("{found}; left out {} (the question shares only names of the schema with it)", left.join(", ")) }
+                    },
                     None,
                     json!({"keywords": keywords, "matches": hits.iter().map(|h| json!({"table": h.table.to_string(), "column": h.column,
                         "value": h.value, "score": h.score(), "matched_by": h.matched_by()})).collect::<Vec<_>>()}),

@@ -584,6 +584,23 @@ fn hit(table: &str, column: &str, value: &str) -> ValueMatch {
 }
 
 #[test]
+fn a_value_the_question_names_only_by_the_schema_s_words_is_left_out() {
+    let mut db = ScriptedDb::bookshop().answer("= 'Lyon'", rows(&["x"], json!([])));
+    db.indexed = true;
+    // "book" and "price" are names of the schema: the question asks for no title 'Book Prices'
+    db.value_matches = vec![hit("books", "title", "Book Prices"), hit("customers", "city", "Paris")];
+    let mut model = ScriptedModel::new(vec![sql_reply("SELECT title FROM books ORDER BY price DESC LIMIT 1")]);
+    let e = run(&mut db, &mut model, "Which book has the highest price, and is it sold in Paris?", json!({"probe": false})).unwrap();
+    let values = e.steps.iter().find(|s| s.stage == Stage::Values).unwrap();
+    assert_eq!(
+        values.detail,
+        "matched customers.city = 'Paris'; left out books.title = 'Book Prices' (the question shares only names of the schema with it)"
+    );
+    let generation = &model.requests[0].messages.last().unwrap().content;
+    assert!(!generation.contains("Book Prices") && generation.contains("'Paris'"), "{generation}");
+}
+
+#[test]
 fn values_the_caller_may_see_ground_the_generation() {
     let mut db = ScriptedDb::bookshop().answer("= 'Lyon'", rows(&["x"], json!([])));
     db.indexed = true;

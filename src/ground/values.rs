@@ -1,6 +1,8 @@
 //! The value index's decisions: which text columns are worth indexing, the SQL that profiles a
 //! column and reads its values, and how matches from the embedding and trigram searches combine.
 
+use std::collections::BTreeSet;
+
 use serde::Serialize;
 
 use crate::catalog::{quote_ident, Catalog, RelName};
@@ -159,6 +161,27 @@ impl ValueMatch {
     }
 }
 
+/// The words of the names of these tables and their columns, singular (`participant_type_code`
+/// → participant, type, code).
+pub fn schema_words(catalog: &Catalog, tables: &[RelName]) -> BTreeSet<String> {
+    tables
+        .iter()
+        .filter_map(|t| catalog.table(t))
+        .flat_map(|t| std::iter::once(t.name.name.as_str()).chain(t.columns.iter().map(|c| c.name.as_str())))
+        .flat_map(crate::context::stems)
+        .collect()
+}
+
+/// Does the question share words with this stored value only where they are names of the schema?
+/// "the ship with the largest tonnage" shares only "ship", the table's name, with the stored type
+/// 'Cargo ship': the question names the table, not the value. A value it shares no word with
+/// (a misspelling, a meaning found by the embedding) is not judged here.
+pub fn named_only_by_schema(value: &str, question: &str, schema_words: &BTreeSet<String>) -> bool {
+    let asked = crate::context::stems(question);
+    let shared: Vec<String> = crate::context::stems(value).into_iter().filter(|w| asked.contains(w)).collect();
+    !shared.is_empty() && shared.iter().all(|w| schema_words.contains(w))
+}
+
 /// Merge the matches of both searches and of every search term (same column and value → one match
 /// with each search's best score), keep
 /// those scoring at least `min_score`, at most `per_column` per column, best first.
@@ -263,6 +286,22 @@ mod tests {
         assert!(values_sql(&rel, "Genre", 10).contains("btrim(\"Genre\"::text) AS v FROM public.\"Books\""));
         assert_eq!(visible_sql(&rel, "title", "O'Hara"), "SELECT 1 FROM public.\"Books\" WHERE btrim(title::text) = 'O''Hara' LIMIT 1");
         assert!(profile_sql(&rel, "title", 500).contains("LIMIT 500"));
+    }
+
+    #[test]
+    fn a_value_the_question_names_only_by_the_schema_s_words_is_no_value_of_it() {
+        let catalog = crate::testing::retail();
+        let tables: Vec<RelName> = catalog.tables.iter().map(|t| t.name.clone()).collect();
+        let words = schema_words(&catalog, &tables);
+        assert!(words.contains("product") && words.contains("employee"), "{words:?}");
+        let only = |v: &str, q: &str| named_only_by_schema(v, q, &words);
+        // the table's own name inside a stored value
+        assert!(only("Product of the month", "Which product has the highest price?"));
+        // a word of the value the schema does not name: the question names the value
+        assert!(!only("Product of the month", "Which products were product of the month?"));
+        assert!(!only("Paris", "Which customers live in Paris?"));
+        // nothing shared (a misspelling, a meaning): not judged here
+        assert!(!only("Paris", "Which customers live in Pariss?"));
     }
 
     #[test]
