@@ -123,6 +123,20 @@ SELECT * FROM nl2sql_verify('Which customer has the highest credit?',
     'SELECT customer_id, name, credit FROM customers ORDER BY credit DESC NULLS LAST LIMIT 1');
 SELECT * FROM nl2sql_verify('What are the name and city of each customer?', 'SELECT name FROM customers');
 
+-- "different" with no DISTINCT is settled on the data, as the caller: the query's rows against its
+-- duplicate-free rewrite. An ordered list compares without its ORDER BY (DISTINCT cannot sort by a
+-- column it does not return): Paris comes twice, the names never do
+SELECT requirement, satisfied, message FROM nl2sql_verify('List the different cities of the customers, by credit.',
+    'SELECT city FROM customers ORDER BY credit DESC') WHERE requirement = 'distinct';
+SELECT requirement, satisfied, message FROM nl2sql_verify('List the different names of the customers, by credit.',
+    'SELECT name FROM customers ORDER BY credit DESC') WHERE requirement = 'distinct';
+-- a count of the rows of the table the word after "different" names counts different rows; the
+-- rows of customers are no cities, whatever the data
+SELECT requirement, satisfied, message FROM nl2sql_verify('How many different customers are there?',
+    'SELECT count(*) FROM customers') WHERE requirement = 'distinct';
+SELECT requirement, satisfied, message FROM nl2sql_verify('How many different cities are there?',
+    'SELECT count(*) FROM customers') WHERE requirement = 'distinct';
+
 -- SQL the executor would refuse gets a check:gate row with the SQLSTATE it would give
 SELECT * FROM nl2sql_verify('How many orders?', 'DELETE FROM orders');
 -- SQL that does not parse is an error
