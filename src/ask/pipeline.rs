@@ -421,7 +421,7 @@ impl<D: Database + ?Sized, M: Model + ?Sized> Ask<'_, '_, D, M> {
             Ok(hits) => {
                 // a value the question shares only the schema's words with is noise: "the ship with the
                 // largest tonnage" does not ask for the type 'Cargo ship'
-                let words = values::schema_words(&self.catalog, &tables);
+                let words = crate::context::name_stems(&self.catalog, &tables);
                 let (hits, named_by_schema): (Vec<_>, Vec<_>) = hits
                     .into_iter()
                     .filter(|h| tables.contains(&h.table))
@@ -433,14 +433,13 @@ impl<D: Database + ?Sized, M: Model + ?Sized> Ask<'_, '_, D, M> {
                     );
                 }
                 let shown: Vec<String> = hits.iter().map(|h| format!("{}.{} = '{}'", h.table.name, h.column, h.value)).collect();
+                let left: Vec<String> = named_by_schema.iter().map(|h| format!("{}.{} = '{}'", h.table.name, h.column, h.value)).collect();
+                let found = if shown.is_empty() { "no indexed value matches the question".to_string() } else { format!("matched {}", shown.join(", ")) };
+                let detail = if left.is_empty() { found } else { format!("{found}; left out {} (the question shares only names of the schema with it)", left.join(", ")) };
                 self.trace.step(
                     Stage::Values,
                     Status::Ok,
-                    {
-                        let left: Vec<String> = named_by_schema.iter().map(|h| format!("{}.{} = '{}'", h.table.name, h.column, h.value)).collect();
-                        let found = if shown.is_empty() { "no indexed value matches the question".to_string() } else { format!("matched {}", shown.join(", ")) };
-                        if left.is_empty() { found } else { format!("{found}; left out {} (the question shares only names of the schema with it)", left.join(", ")) }
-                    },
+                    detail,
                     None,
                     json!({"keywords": keywords, "matches": hits.iter().map(|h| json!({"table": h.table.to_string(), "column": h.column,
                         "value": h.value, "score": h.score(), "matched_by": h.matched_by()})).collect::<Vec<_>>()}),

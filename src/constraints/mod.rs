@@ -567,10 +567,10 @@ fn counted_noun(phrase: &str) -> Option<String> {
 fn share_of(before: &str, after: &str) -> Vec<String> {
     static OF: Lazy<Regex> = Lazy::new(|| re(r"^\s+of\s+(?:the\s+)?([a-z][a-z_]+)\b"));
     static TO: Lazy<Regex> = Lazy::new(|| re(r"^\s+of\s+(?:the\s+)?[a-z][a-z_ ]*?\bto\b"));
+    static BEFORE: Lazy<Regex> = Lazy::new(|| re(r"\b([a-z][a-z_]+)\s+$"));
     if TO.is_match(after) {
         return Vec::new();
     }
-    static BEFORE: Lazy<Regex> = Lazy::new(|| re(r"\b([a-z][a-z_]+)\s+$"));
     OF.captures(after)
         .into_iter()
         .chain(BEFORE.captures(before))

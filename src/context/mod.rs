@@ -45,6 +45,17 @@ pub(crate) fn stems(text: &str) -> BTreeSet<String> {
         .collect()
 }
 
+/// The word stems of the names of these tables and their columns (`participant_type_code` →
+/// participant, type, code), as [`stems`] reads them.
+pub fn name_stems(catalog: &Catalog, tables: &[RelName]) -> BTreeSet<String> {
+    tables
+        .iter()
+        .filter_map(|t| catalog.table(t))
+        .flat_map(|t| std::iter::once(t.name.name.as_str()).chain(t.columns.iter().map(|c| c.name.as_str())))
+        .flat_map(stems)
+        .collect()
+}
+
 /// A plural folded to its singular by English spelling rules: `-ies` to `-y` (cities), `-es`
 /// after a sibilant (classes, boxes, matches), otherwise `-s` (attendances, performances), but
 /// never the `s` of `-ss`, `-us` or `-is` (address, status, analysis).

@@ -161,17 +161,6 @@ impl ValueMatch {
     }
 }
 
-/// The words of the names of these tables and their columns, singular (`participant_type_code`
-/// → participant, type, code).
-pub fn schema_words(catalog: &Catalog, tables: &[RelName]) -> BTreeSet<String> {
-    tables
-        .iter()
-        .filter_map(|t| catalog.table(t))
-        .flat_map(|t| std::iter::once(t.name.name.as_str()).chain(t.columns.iter().map(|c| c.name.as_str())))
-        .flat_map(crate::context::stems)
-        .collect()
-}
-
 /// Does the question share words with this stored value only where they are names of the schema?
 /// "the ship with the largest tonnage" shares only "ship", the table's name, with the stored type
 /// 'Cargo ship': the question names the table, not the value. A value it shares no word with
@@ -292,7 +281,7 @@ mod tests {
     fn a_value_the_question_names_only_by_the_schema_s_words_is_no_value_of_it() {
         let catalog = crate::testing::retail();
         let tables: Vec<RelName> = catalog.tables.iter().map(|t| t.name.clone()).collect();
-        let words = schema_words(&catalog, &tables);
+        let words = crate::context::name_stems(&catalog, &tables);
         assert!(words.contains("product") && words.contains("employee"), "{words:?}");
         let only = |v: &str, q: &str| named_only_by_schema(v, q, &words);
         // the table's own name inside a stored value
