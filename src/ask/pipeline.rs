@@ -432,8 +432,9 @@ impl<D: Database + ?Sized, M: Model + ?Sized> Ask<'_, '_, D, M> {
                         format!("{}.{} = {}", h.table, quote_ident(&h.column), values::literal(&h.value)),
                     );
                 }
-                let shown: Vec<String> = hits.iter().map(|h| format!("{}.{} = '{}'", h.table.name, h.column, h.value)).collect();
-                let left: Vec<String> = named_by_schema.iter().map(|h| format!("{}.{} = '{}'", h.table.name, h.column, h.value)).collect();
+                let show = |h: &values::ValueMatch| format!("{}.{} = '{}'", h.table.name, h.column, h.value);
+                let shown: Vec<String> = hits.iter().map(show).collect();
+                let left: Vec<String> = named_by_schema.iter().map(show).collect();
                 let found = if shown.is_empty() { "no indexed value matches the question".to_string() } else { format!("matched {}", shown.join(", ")) };
                 let detail = if left.is_empty() { found } else { format!("{found}; left out {} (the question shares only names of the schema with it)", left.join(", ")) };
                 self.trace.step(
