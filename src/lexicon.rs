@@ -493,7 +493,7 @@ pub const GENERIC_WORDS: &[&str] = &[
     // how often something occurs, which a count computes ("the most popular genre", "frequent")
     "popular", "popularity", "frequent", "frequency", "frequencies",
     // what string functions compute ("the first letter", "in alphabetic order")
-    "letter", "letters", "character", "characters", "alphabetic", "lexicographic", "lexicographical", "lexicographically",
+    "letter", "letters", "character", "characters", "string", "substring", "substrings", "alphabetic", "lexicographic", "lexicographical", "lexicographically",
 ];
 
 /// Generic words that qualify what a question asks ("the *long* books", "*new* customers", "the
@@ -503,6 +503,10 @@ pub const QUALIFIERS: &[&str] = &[
     "last", "second", "third", "top", "bottom", "only", "exactly", "different", "distinct", "unique", "same", "other",
     "both", "either", "neither", "never", "ever", "once", "twice",
 ];
+
+/// Words that open a noun phrase: a verb's `-ed` or `-ing` form after one is a noun or a
+/// modifier ("the *running* time", "their *registered* courses"), not a verb.
+pub const DETERMINERS: &[&str] = &["the", "a", "an", "its", "their", "his", "her", "our", "your", "each", "every"];
 
 /// Verbs that relate things ("which department *manages* the most", "languages *spoken* in",
 /// "flights that *depart* from"): a schema spells them as a table or a foreign key, or not at all,

@@ -40,8 +40,10 @@ pub fn content_words(question: &str) -> Vec<Word> {
             continue;
         }
         let (before, after) = (i.checked_sub(1).and_then(lower_at), lower_at(i + 1));
-        let soft = text.ends_with("ed")
-            || text.ends_with("ing")
+        // a form after a determiner is no verb: a noun or a modifier ("the running time", "the
+        // winning candidate", "their opening hours")
+        let determined = before.as_deref().is_some_and(|b| lexicon::DETERMINERS.contains(&b));
+        let soft = ((text.ends_with("ed") || text.ends_with("ing")) && !determined)
             || text.ends_with("ly")
             || lexicon::is_verb_form(&text)
             || (!t.sentence_start && lexicon::homograph_as_verb(before.as_deref(), &text, after.as_deref()));
@@ -252,6 +254,23 @@ mod tests {
         ] {
             assert_eq!(soft_word(q, w), Some(false), "{q}");
         }
+        // an -ing or -ed form after a determiner names a thing or qualifies one: content
+        for (q, w) in [
+            ("What is the running time of each film?", "running"),
+            ("Which counties voted for the winning candidate?", "winning"),
+            ("What are the opening hours of each restaurant?", "opening"),
+            ("What is the rating customers gave to each performer?", "rating"),
+            ("List the number of their registered courses.", "registered"),
+        ] {
+            assert_eq!(soft_word(q, w), Some(false), "{q}");
+        }
+        // ... and a verb's form after anything else stays soft
+        assert_eq!(soft_word("Which races occurred in 2017?", "occurred"), Some(true));
+        assert_eq!(soft_word("Which stations are within walking distance?", "walking"), Some(true));
+        assert_eq!(soft_word("Show the students that registered most recently.", "registered"), Some(true));
+        // the words for a part of a value name no data
+        assert_eq!(words("Which papers have the substring 'ML' in their titles?"), ["papers", "titles"]);
+        assert_eq!(words("Which names contain the string 'ALA'?"), Vec::<String>::new());
         // a question in another language has words of its own (its capitalised nouns read as
         // names); the decision does not judge them (`Evidence::english`)
         assert_eq!(words("Wie viele Bücher gibt es?"), ["wie", "viele", "gibt"]);
