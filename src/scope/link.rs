@@ -199,12 +199,26 @@ pub fn matches(word: &str, token: &str) -> bool {
 }
 
 /// A word of a lexicon group, or of the question against a stored value, compared with a token as
-/// written: the same word (singular or plural), or one letter more ("Asian" and `Asia`); no
-/// abbreviation and no longer prefix (`charge` is no `char`, `earn` no `end`, "salary" no `sala`).
+/// written: the same word (singular or plural), or one ending letter more that makes a form of it
+/// (`n` of a people's adjective, "Asian" and `Asia`; `d` of a past, "rated" and `rate`; `s`; the
+/// `e` a plural's `-es` took off, "females" and `female`); no
+/// abbreviation and no longer prefix (`charge` is no `char`, `earn` no `end`, "salary" no `sala`,
+/// "star" no `start`).
 fn spelled_alike(word: &str, token: &str) -> bool {
     let (w, t) = (singular(word), singular(token));
     let (short, long) = if w.len() <= t.len() { (&w, &t) } else { (&t, &w) };
-    w == t || (short.len() >= 4 && long.len() == short.len() + 1 && long.starts_with(short.as_str()))
+    w == t || (short.len() >= 4 && long.len() == short.len() + 1 && long.starts_with(short.as_str()) && long.ends_with(['n', 'd', 's', 'e']))
+}
+
+/// The tokens of a name that may hold an attribute the lexicon names under another word: all of
+/// them, but for a yes/no column named with its predicate (`is_main_in_charge`, `has_parking`)
+/// only the word after the prefix, which says what is true (`is_male` holds a gender; "in charge"
+/// of `is_main_in_charge` holds no cost).
+fn attribute_tokens(n: &Name) -> &[String] {
+    match n.tokens.first() {
+        Some(first) if n.shown.contains('.') && n.tokens.len() > 1 && lexicon::PREDICATE_PREFIXES.contains(&first.as_str()) => &n.tokens[1..2],
+        _ => &n.tokens,
+    }
 }
 
 /// The table of a name (`table` or `table.column`).
@@ -245,7 +259,7 @@ pub fn link(words: &[Word], names: &[Name], values: &[(String, String)], nearest
                 lexicon::attribute_groups(&w.text).find_map(|group| {
                     names
                         .iter()
-                        .find(|n| on_named(&n.shown) && n.tokens.iter().any(|t| group.iter().any(|g| spelled_alike(g, t))))
+                        .find(|n| on_named(&n.shown) && attribute_tokens(n).iter().any(|t| group.iter().any(|g| spelled_alike(g, t))))
                         .map(|n| (n.shown.clone(), LinkedBy::Attribute))
                 })
             };
@@ -347,6 +361,23 @@ mod tests {
         let values = [("customers.city".to_string(), "Asia".to_string())];
         assert_eq!(link(&words, &names(&shop), &values, &mut |_| vec![], 0.5)[1].to, Some(("customers.city".into(), LinkedBy::Value)));
         assert!(spelled_alike("asian", "asia") && !spelled_alike("charge", "char") && !spelled_alike("salary", "sala"));
+        assert!(spelled_alike("rated", "rate") && spelled_alike("females", "female") && spelled_alike("drives", "drive") && !spelled_alike("star", "start"));
+        // a yes/no column holds what its predicate says: `is_male` a gender, not the "charge" of
+        // `is_main_in_charge` a cost
+        let parties = crate::catalog::Catalog {
+            tables: vec![crate::testing::table("party_host", &[("party_id", "integer"), ("is_main_in_charge", "text"), ("is_male", "text")], "party_id")],
+            foreign_keys: vec![],
+            ..Default::default()
+        };
+        assert_eq!(linked("How much did each party host cost?", &parties)[2], ("cost".into(), None));
+        assert_eq!(linked("How many party hosts are women?", &parties)[2], ("women".into(), Some("party_host.is_male".into())));
+        // "rating" is no start date: a word of its group ("star") is no prefix of `start`
+        let bookings = crate::catalog::Catalog {
+            tables: vec![crate::testing::table("bookings", &[("booking_id", "integer"), ("booking_start_date", "date")], "booking_id")],
+            foreign_keys: vec![],
+            ..Default::default()
+        };
+        assert_eq!(linked("What is the rating of each booking?", &bookings), [("rating".into(), None), ("booking".into(), Some("bookings".into()))]);
     }
 
     #[test]
