@@ -371,6 +371,10 @@ pub fn absent_names(problems: &[String], catalog: &Catalog, question: &str) -> V
 /// another shape).
 pub fn only_its_own_value(query: &Query, catalog: &Catalog, question: &str) -> Option<literals::Literal> {
     use sqlparser::ast::{Distinct, SetExpr};
+    // a column in another case is the same column: `UPPER(writer) LIKE 'NOBEL PRIZE'` compares
+    // the writer as `writer ILIKE 'Nobel Prize'` does (the data is read ignoring case)
+    let unfolded = without_case_folding(query);
+    let query = &unfolded;
     if !crate::lexicon::reads_english(question) || question.contains(['\'', '"', '“', '‘']) {
         return None;
     }
@@ -397,6 +401,26 @@ pub fn only_its_own_value(query: &Query, catalog: &Catalog, question: &str) -> O
     literals::comparisons(query, catalog)
         .into_iter()
         .find(|l| matches!(l.op, literals::Op::Equals | literals::Op::Matches) && !l.cast && (l.rel.clone(), l.column.clone()) == returned && !l.core().is_empty())
+}
+
+/// The query with every `lower(column)` and `upper(column)` read as the column itself.
+fn without_case_folding(query: &Query) -> Query {
+    use sqlparser::ast::{FunctionArg, FunctionArgExpr, FunctionArguments};
+    let mut out = query.clone();
+    let _ = sqlparser::ast::visit_expressions_mut(&mut out, |e| {
+        if let Expr::Function(f) = e {
+            let name = f.name.to_string().to_lowercase();
+            if name == "lower" || name == "upper" {
+                if let FunctionArguments::List(list) = &f.args {
+                    if let [FunctionArg::Unnamed(FunctionArgExpr::Expr(arg @ (Expr::Identifier(_) | Expr::CompoundIdentifier(_))))] = list.args.as_slice() {
+                        *e = arg.clone();
+                    }
+                }
+            }
+        }
+        ControlFlow::<()>::Continue(())
+    });
+    out
 }
 
 /// The similarity of spelling (`strsim::normalized_damerau_levenshtein`) from which a missing name is read
@@ -678,6 +702,12 @@ mod tests {
         // on the retail schema: a mixed-case quoted table and column
         let q = query(r#"SELECT "FullName" FROM sales."Customers" WHERE "FullName" ILIKE '%VIP%'"#);
         assert!(only_its_own_value(&q, &retail(), "Which customers are VIPs?").is_some());
+        // the column compared in another case is the same column
+        let q = query("SELECT DISTINCT name FROM authors WHERE name IS NOT NULL AND UPPER(name) LIKE 'NOBEL PRIZE IN LITERATURE'");
+        let l = only_its_own_value(&q, &shop, "Which authors have won the Nobel Prize in Literature?").expect("read");
+        assert_eq!((l.column.as_str(), l.value.as_str()), ("name", "NOBEL PRIZE IN LITERATURE"));
+        assert!(only_its_own_value(&query("SELECT name FROM authors WHERE lower(a.name) = 'nobel'"), &shop, laureates).is_none());
+        assert!(only_its_own_value(&query("SELECT name FROM authors WHERE lower(name) = 'nobel'"), &shop, laureates).is_some());
     }
 
     #[test]
