@@ -403,7 +403,7 @@ pub fn only_its_own_value(query: &Query, catalog: &Catalog, question: &str) -> O
         .find(|l| matches!(l.op, literals::Op::Equals | literals::Op::Matches) && !l.cast && (l.rel.clone(), l.column.clone()) == returned && !l.core().is_empty())
 }
 
-/// The query with every `lower(column)` and `upper(column)` read as the column itself.
+/// The query with every `lower(x)` and `upper(x)` of a column or a string read as `x` itself.
 fn without_case_folding(query: &Query) -> Query {
     use sqlparser::ast::{FunctionArg, FunctionArgExpr, FunctionArguments};
     let mut out = query.clone();
@@ -412,7 +412,7 @@ fn without_case_folding(query: &Query) -> Query {
             let name = f.name.to_string().to_lowercase();
             if name == "lower" || name == "upper" {
                 if let FunctionArguments::List(list) = &f.args {
-                    if let [FunctionArg::Unnamed(FunctionArgExpr::Expr(arg @ (Expr::Identifier(_) | Expr::CompoundIdentifier(_))))] = list.args.as_slice() {
+                    if let [FunctionArg::Unnamed(FunctionArgExpr::Expr(arg @ (Expr::Identifier(_) | Expr::CompoundIdentifier(_) | Expr::Value(_))))] = list.args.as_slice() {
                         *e = arg.clone();
                     }
                 }
@@ -708,6 +708,9 @@ mod tests {
         assert_eq!((l.column.as_str(), l.value.as_str()), ("name", "NOBEL PRIZE IN LITERATURE"));
         assert!(only_its_own_value(&query("SELECT name FROM authors WHERE lower(a.name) = 'nobel'"), &shop, laureates).is_none());
         assert!(only_its_own_value(&query("SELECT name FROM authors WHERE lower(name) = 'nobel'"), &shop, laureates).is_some());
+        // ... and so is the string in another case
+        let q = query("SELECT DISTINCT authors.name FROM authors WHERE LOWER(name) LIKE LOWER('%Nobel Laureate%')");
+        assert_eq!(only_its_own_value(&q, &shop, laureates).map(|l| l.value), Some("%Nobel Laureate%".to_string()));
     }
 
     #[test]
