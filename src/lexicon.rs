@@ -504,8 +504,8 @@ pub const QUALIFIERS: &[&str] = &[
     "both", "either", "neither", "never", "ever", "once", "twice",
 ];
 
-/// Words that open a noun phrase: a verb's `-ed` or `-ing` form after one is a noun or a
-/// modifier ("the *running* time", "their *registered* courses"), not a verb.
+/// Words that open a noun phrase: a verb's `-ing` form after one is a noun or a modifier ("the
+/// *running* time", "the *opening* hours"), not a verb.
 pub const DETERMINERS: &[&str] = &["the", "a", "an", "its", "their", "his", "her", "our", "your", "each", "every"];
 
 /// Verbs that relate things ("which department *manages* the most", "languages *spoken* in",

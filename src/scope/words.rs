@@ -40,10 +40,13 @@ pub fn content_words(question: &str) -> Vec<Word> {
             continue;
         }
         let (before, after) = (i.checked_sub(1).and_then(lower_at), lower_at(i + 1));
-        // a form after a determiner is no verb: a noun or a modifier ("the running time", "the
-        // winning candidate", "their opening hours")
-        let determined = before.as_deref().is_some_and(|b| lexicon::DETERMINERS.contains(&b));
-        let soft = ((text.ends_with("ed") || text.ends_with("ing")) && !determined)
+        // an -ing form after a determiner is no verb: a noun or a modifier ("the running time",
+        // "the winning candidate", "their opening hours"); a past participle there is a state
+        // ("their registered students", "a shared vocal") that a schema records as a relation, as
+        // it does a verb, and a hyphenated form is a compound adjective ("longest-lasting")
+        let determined = before.as_deref().is_some_and(|b| lexicon::DETERMINERS.contains(&b)) && !text.contains('-');
+        let soft = text.ends_with("ed")
+            || (text.ends_with("ing") && !determined)
             || text.ends_with("ly")
             || lexicon::is_verb_form(&text)
             || (!t.sentence_start && lexicon::homograph_as_verb(before.as_deref(), &text, after.as_deref()));
@@ -260,10 +263,13 @@ mod tests {
             ("Which counties voted for the winning candidate?", "winning"),
             ("What are the opening hours of each restaurant?", "opening"),
             ("What is the rating customers gave to each performer?", "rating"),
-            ("List the number of their registered courses.", "registered"),
         ] {
             assert_eq!(soft_word(q, w), Some(false), "{q}");
         }
+        // a past participle or a hyphenated form after a determiner stays soft
+        assert_eq!(soft_word("List the number of their registered courses.", "registered"), Some(true));
+        assert_eq!(soft_word("How many songs have a shared vocal?", "shared"), Some(true));
+        assert_eq!(soft_word("Which friend has the longest-lasting friendship?", "longest-lasting"), Some(true));
         // ... and a verb's form after anything else stays soft
         assert_eq!(soft_word("Which races occurred in 2017?", "occurred"), Some(true));
         assert_eq!(soft_word("Which stations are within walking distance?", "walking"), Some(true));
