@@ -28,7 +28,7 @@ fn calls_here(node: &impl Visit, f: &mut dyn FnMut(&sqlparser::ast::Function)) {
 }
 
 /// The one argument of a call, when it is an expression.
-fn only_argument(f: &sqlparser::ast::Function) -> Option<&Expr> {
+pub(crate) fn only_argument(f: &sqlparser::ast::Function) -> Option<&Expr> {
     let FunctionArguments::List(list) = &f.args else { return None };
     match list.args.as_slice() {
         [FunctionArg::Unnamed(FunctionArgExpr::Expr(e))] => Some(e),

@@ -257,7 +257,7 @@ mod tests {
         ] {
             assert_eq!(soft_word(q, w), Some(false), "{q}");
         }
-        // an -ing or -ed form after a determiner names a thing or qualifies one: content
+        // an -ing form after a determiner names a thing or qualifies one: content
         for (q, w) in [
             ("What is the running time of each film?", "running"),
             ("Which counties voted for the winning candidate?", "winning"),

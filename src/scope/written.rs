@@ -371,10 +371,6 @@ pub fn absent_names(problems: &[String], catalog: &Catalog, question: &str) -> V
 /// another shape).
 pub fn only_its_own_value(query: &Query, catalog: &Catalog, question: &str) -> Option<literals::Literal> {
     use sqlparser::ast::{Distinct, SetExpr};
-    // a column in another case is the same column: `UPPER(writer) LIKE 'NOBEL PRIZE'` compares
-    // the writer as `writer ILIKE 'Nobel Prize'` does (the data is read ignoring case)
-    let unfolded = without_case_folding(query);
-    let query = &unfolded;
     if !crate::lexicon::reads_english(question) || question.contains(['\'', '"', '“', '‘']) {
         return None;
     }
@@ -382,6 +378,10 @@ pub fn only_its_own_value(query: &Query, catalog: &Catalog, question: &str) -> O
     if lower.split(|c: char| !c.is_alphanumeric()).any(|w| crate::lexicon::NAMING_WORDS.contains(&w)) {
         return None;
     }
+    // a column in another case is the same column: `UPPER(writer) LIKE 'NOBEL PRIZE'` compares
+    // the writer as `writer ILIKE 'Nobel Prize'` does (the data is read ignoring case)
+    let unfolded = without_case_folding(query);
+    let query = &unfolded;
     // one block: a value compared in a subquery ("the title of the prerequisite of the course
     // International Finance") picks other rows than the ones returned
     let SetExpr::Select(select) = query.body.as_ref() else { return None };
@@ -405,20 +405,17 @@ pub fn only_its_own_value(query: &Query, catalog: &Catalog, question: &str) -> O
 
 /// The query with every `lower(x)` and `upper(x)` of a column or a string read as `x` itself.
 fn without_case_folding(query: &Query) -> Query {
-    use sqlparser::ast::{FunctionArg, FunctionArgExpr, FunctionArguments};
     let mut out = query.clone();
     let _ = sqlparser::ast::visit_expressions_mut(&mut out, |e| {
-        if let Expr::Function(f) = e {
-            let name = f.name.to_string().to_lowercase();
-            if name == "lower" || name == "upper" {
-                if let FunctionArguments::List(list) = &f.args {
-                    if let [FunctionArg::Unnamed(FunctionArgExpr::Expr(arg @ (Expr::Identifier(_) | Expr::CompoundIdentifier(_) | Expr::Value(_))))] = list.args.as_slice() {
-                        *e = arg.clone();
-                    }
-                }
-            }
+        let Expr::Function(f) = e else { return ControlFlow::<()>::Continue(()) };
+        let name = f.name.to_string().to_lowercase();
+        let inner = crate::checks::degenerate::only_argument(f)
+            .filter(|a| (name == "lower" || name == "upper") && matches!(a, Expr::Identifier(_) | Expr::CompoundIdentifier(_) | Expr::Value(_)))
+            .cloned();
+        if let Some(inner) = inner {
+            *e = inner;
         }
-        ControlFlow::<()>::Continue(())
+        ControlFlow::Continue(())
     });
     out
 }
