@@ -545,17 +545,27 @@ fn own_value_mode(out: &mut std::fs::File) {
             read += 1;
             let db = format!("{prefix}{}", q["db_id"].as_str().unwrap().to_lowercase());
             let question = q["question"].as_str().unwrap();
-            let Some(literal) = nl2sql_core::scope::written::only_its_own_value(&checked.query, catalog(&db, &mut cache), question) else { continue };
+            let compared = nl2sql_core::scope::written::only_its_own_value(&checked.query, catalog(&db, &mut cache), question);
+            if compared.is_empty() {
+                continue;
+            }
             shaped += 1;
             let mut c = connect(&db);
-            let stored = c.query(&literals::stored_variants_sql(&literal), &[]).map(|r| r.len()).unwrap_or(1);
-            let held = literals::holders_sql(std::slice::from_ref(&literal.core()), &checked.query, catalog(&db, &mut cache))
-                .iter()
-                .any(|h| c.query(h, &[]).ok().and_then(|r| r.first().map(|row| row.get::<_, bool>(0))).unwrap_or(true));
-            let refuses = stored == 0 && !held;
+            let mut nowhere = Vec::new();
+            let mut values = Vec::new();
+            for own in &compared {
+                let literal = &own.literal;
+                let stored = c.query(&literals::stored_variants_sql(literal), &[]).map(|r| r.len()).unwrap_or(1);
+                let held = literals::holders_sql(std::slice::from_ref(&literal.core()), &checked.query, catalog(&db, &mut cache))
+                    .iter()
+                    .any(|h| c.query(h, &[]).ok().and_then(|r| r.first().map(|row| row.get::<_, bool>(0))).unwrap_or(true));
+                nowhere.push(stored == 0 && !held);
+                values.push(json!({"value": literal.value, "alone": own.alone, "stored": stored, "held": held}));
+            }
+            let refuses = nl2sql_core::scope::written::decisive(&compared, &nowhere).is_some();
             refused += refuses as usize;
             println!("  [{set_name}] {} {question}  ({sql})", if refuses { "REFUSED" } else { "kept" });
-            writeln!(out, "{}", json!({"set": set_name, "db": db, "question": question, "gold": sql, "stored": stored, "held": held, "refused": refuses})).unwrap();
+            writeln!(out, "{}", json!({"set": set_name, "db": db, "question": question, "gold": sql, "values": values, "refused": refuses})).unwrap();
         }
         println!("{set_name}: {read} gold queries read, {shaped} of the shape, {refused} the data would refuse");
     }

@@ -178,27 +178,35 @@ impl<D: Database + ?Sized, M: Model + ?Sized> Ask<'_, '_, D, M> {
         Ok(Some((kind, reason)))
     }
 
-    /// A query that runs and can only return the value it compares with, for a question that
+    /// A query that runs and can only return the values it compares with, for a question that
     /// does not ask for things by their name ([`scope::written::only_its_own_value`]), when the
-    /// data says the value is nowhere: no stored value of the compared column matches it in any
+    /// data says a value is nowhere: no stored value of the compared column matches it in any
     /// case, and no text column of the tables the query reads, or of their neighbours, holds it
-    /// (read now, as the caller). The question asks for a category or a fact of its things that
-    /// the database does not record; recorded as a second `scope` step with the query. Nothing
-    /// when refusal is off, or when a read fails.
+    /// (read now, as the caller). One such value suffices when it is a condition of its own (every
+    /// row returned must meet it); otherwise every value compared must be nowhere. The question
+    /// asks for a category or a fact of its things that the database does not record; recorded
+    /// as a second `scope` step with the query. Nothing when refusal is off, or when a read fails.
     pub(super) fn own_value_scope(&mut self, chosen: &super::repair::Attempt) -> Result<Option<(scope::Kind, String)>> {
         if !self.opts.refuse || chosen.fails {
             return Ok(None);
         }
         let Ok(checked) = crate::sql::check_query(&chosen.sql) else { return Ok(None) };
-        let Some(literal) = scope::written::only_its_own_value(&checked.query, &self.catalog, self.question.text) else { return Ok(None) };
-        match self.db.run(&crate::checks::literals::stored_variants_sql(&literal), 1) {
-            Ok(crate::result::Outcome::Rows(r)) if r.rows.is_empty() => {}
-            _ => return Ok(None),
-        }
-        let core = literal.core();
-        if !self.held_in_data(std::slice::from_ref(&core), &checked.query).is_empty() {
+        let compared = scope::written::only_its_own_value(&checked.query, &self.catalog, self.question.text);
+        if compared.is_empty() {
             return Ok(None);
         }
+        // each value: nowhere when no stored value of its column matches it and no column near
+        // holds it
+        let mut nowhere = Vec::with_capacity(compared.len());
+        for c in compared.iter() {
+            let stored = match self.db.run(&crate::checks::literals::stored_variants_sql(&c.literal), 1) {
+                Ok(crate::result::Outcome::Rows(r)) => !r.rows.is_empty(),
+                _ => return Ok(None),
+            };
+            nowhere.push(!stored && self.held_in_data(std::slice::from_ref(&c.literal.core()), &checked.query).is_empty());
+        }
+        let Some(scope::written::OwnValue { literal, .. }) = scope::written::decisive(&compared, &nowhere) else { return Ok(None) };
+        let core = literal.core();
         let (t, c) = (&literal.rel.name, &literal.column);
         let reason = format!(
             "the question needs knowledge the database does not store: the query the model wrote returns {t}.{c} compared with '{}', so it could only return that value back, and no stored value of {t}.{c} matches it, nor does any column of the tables it reads or of their neighbours hold \"{core}\": the database does not record which {t} are \"{core}\"",

@@ -299,7 +299,7 @@ fn terms<'e>(e: &'e Expr, ops: &[BinaryOperator]) -> Vec<&'e Expr> {
     }
 }
 
-fn conjuncts(e: &Expr) -> Vec<&Expr> {
+pub(crate) fn conjuncts(e: &Expr) -> Vec<&Expr> {
     terms(e, &[BinaryOperator::And])
 }
 

@@ -358,25 +358,36 @@ pub fn absent_names(problems: &[String], catalog: &Catalog, question: &str) -> V
     missing
 }
 
-/// A query that can only return the value it compares with ([`only_its_own_value`]): one
-/// column, the very column a condition of its WHERE compares, `=` or `LIKE`/`ILIKE`, with a
+/// A comparison of the column a query returns with a string ([`only_its_own_value`]), and
+/// whether it is a condition of its own: a term of the WHERE's top-level `AND` (`=`, `LIKE` or
+/// `ILIKE`, not under an `OR`, not one value of an `IN` list), which every row returned meets.
+#[derive(Debug, Clone, PartialEq)]
+pub struct OwnValue {
+    pub literal: literals::Literal,
+    pub alone: bool,
+}
+
+/// A query that can only return the values it compares with ([`only_its_own_value`]): one
+/// column, the very column conditions of its WHERE compare, `=` or `LIKE`/`ILIKE`, with a
 /// string. For a question that does not ask for things by their name ([`crate::lexicon::NAMING_WORDS`], no
 /// quoted value), this is how the model writes a category the data does not record: "Which
 /// churches are Catholic?" → `SELECT name FROM church WHERE name ILIKE 'Catholic'`, "Which
 /// directors were born in Europe?" → `SELECT director FROM movie WHERE director ILIKE
-/// '%European%'`. It is evidence only with the data's word (the caller reads it,
-/// `ask::scope::own_value_scope`): no stored value of the column matches, and no text column of
-/// the tables the query reads, or of their neighbours, holds the value either. The literal is
-/// returned (`None` for a question in another language, one that names things, or a query of
-/// another shape).
-pub fn only_its_own_value(query: &Query, catalog: &Catalog, question: &str) -> Option<literals::Literal> {
-    use sqlparser::ast::{Distinct, SetExpr};
+/// '%European%'`, "Which institutions are Ivy League universities?" → `… WHERE name LIKE 'ivy
+/// league' AND name LIKE '%university%'`. It is evidence only with the data's word (the caller
+/// reads it, `ask::scope::own_value_scope`): no stored value of the column matches a condition
+/// of its own (or, when none is, any of the comparisons), and no text column of the tables the
+/// query reads, or of their neighbours, holds the value either. Every comparison of the column
+/// is returned, in the query's order of sorting literals (none for a question in another language, one that names
+/// things, or a query of another shape).
+pub fn only_its_own_value(query: &Query, catalog: &Catalog, question: &str) -> Vec<OwnValue> {
+    use sqlparser::ast::{BinaryOperator, Distinct, SetExpr};
     if !crate::lexicon::reads_english(question) || question.contains(['\'', '"', '“', '‘']) {
-        return None;
+        return Vec::new();
     }
     let lower = question.to_lowercase();
     if lower.split(|c: char| !c.is_alphanumeric()).any(|w| crate::lexicon::NAMING_WORDS.contains(&w)) {
-        return None;
+        return Vec::new();
     }
     // a column in another case is the same column: `UPPER(writer) LIKE 'NOBEL PRIZE'` compares
     // the writer as `writer ILIKE 'Nobel Prize'` does (the data is read ignoring case)
@@ -384,23 +395,57 @@ pub fn only_its_own_value(query: &Query, catalog: &Catalog, question: &str) -> O
     let query = &unfolded;
     // one block: a value compared in a subquery ("the title of the prerequisite of the course
     // International Finance") picks other rows than the ones returned
-    let SetExpr::Select(select) = query.body.as_ref() else { return None };
+    let SetExpr::Select(select) = query.body.as_ref() else { return Vec::new() };
     if !crate::sql::one_block(query) {
-        return None;
+        return Vec::new();
     }
     if !matches!(select.distinct, None | Some(Distinct::Distinct)) || crate::checks::grouped(select) || select.having.is_some() {
-        return None;
+        return Vec::new();
     }
-    let [item] = select.projection.as_slice() else { return None };
+    let [item] = select.projection.as_slice() else { return Vec::new() };
     let expr = match item {
         SelectItem::UnnamedExpr(e) | SelectItem::ExprWithAlias { expr: e, .. } => e,
-        _ => return None,
+        _ => return Vec::new(),
     };
     let aliases = crate::checks::aliases(select, catalog);
-    let returned = crate::checks::column_of(expr, &aliases, catalog)?;
+    let Some(returned) = crate::checks::column_of(expr, &aliases, catalog) else { return Vec::new() };
+    let of_returned = |l: &literals::Literal| {
+        matches!(l.op, literals::Op::Equals | literals::Op::Matches) && !l.cast && (l.rel.clone(), l.column.clone()) == returned && !l.core().is_empty()
+    };
+    // the conditions of their own: the same query with only the top-level terms that compare
+    // one value, read by the same reading of comparisons
+    let alone: Vec<literals::Literal> = {
+        let own: Vec<Expr> = select
+            .selection
+            .iter()
+            .flat_map(crate::checks::conjuncts)
+            .filter(|t| matches!(t, Expr::BinaryOp { op: BinaryOperator::Eq, .. } | Expr::Like { negated: false, .. } | Expr::ILike { negated: false, .. }))
+            .cloned()
+            .collect();
+        let mut only = query.clone();
+        if let SetExpr::Select(s) = only.body.as_mut() {
+            s.selection = own.into_iter().reduce(|a, b| Expr::BinaryOp { left: Box::new(a), op: BinaryOperator::And, right: Box::new(b) });
+        }
+        literals::comparisons(&only, catalog).into_iter().filter(|l| of_returned(l)).collect()
+    };
     literals::comparisons(query, catalog)
         .into_iter()
-        .find(|l| matches!(l.op, literals::Op::Equals | literals::Op::Matches) && !l.cast && (l.rel.clone(), l.column.clone()) == returned && !l.core().is_empty())
+        .filter(|l| of_returned(l))
+        .map(|literal| OwnValue { alone: alone.contains(&literal), literal })
+        .collect()
+}
+
+/// The comparison of [`only_its_own_value`] that shows the query can only return its own value,
+/// given which values are nowhere in the data (`nowhere`, one per comparison): the first
+/// condition of its own that is nowhere (no row can meet it), or, when every value compared is
+/// nowhere, the first of them. A value that is somewhere beside it, under an `OR` or in an `IN`
+/// list, can be what the query returns.
+pub fn decisive<'c>(compared: &'c [OwnValue], nowhere: &[bool]) -> Option<&'c OwnValue> {
+    let mut pairs = compared.iter().zip(nowhere.iter().copied());
+    if let Some((c, _)) = pairs.clone().find(|(c, n)| c.alone && *n) {
+        return Some(c);
+    }
+    (nowhere.len() == compared.len() && pairs.all(|(_, n)| n)).then(|| compared.first()).flatten()
 }
 
 /// The query with every `lower(x)` and `upper(x)` of a column or a string read as `x` itself.
@@ -691,23 +736,23 @@ mod tests {
     fn a_query_that_can_only_return_the_value_it_compares_with_is_read() {
         let shop = bookshop();
         let laureates = "Which authors are Nobel laureates?";
-        let l = only_its_own_value(&query("SELECT DISTINCT name FROM authors WHERE name ILIKE '%Nobel%'"), &shop, laureates).expect("read");
+        let l = only_its_own_value(&query("SELECT DISTINCT name FROM authors WHERE name ILIKE '%Nobel%'"), &shop, laureates).into_iter().next().expect("read").literal;
         assert_eq!((l.rel.name.as_str(), l.column.as_str(), l.value.as_str(), l.core()), ("authors", "name", "%Nobel%", "Nobel".to_string()));
         // through an alias, with an equality, beside a join
         let q = query("SELECT a.name FROM authors AS a JOIN books AS b ON b.author_id = a.author_id WHERE a.name = 'Nobel laureate'");
-        assert!(only_its_own_value(&q, &shop, laureates).is_some());
+        assert!(!only_its_own_value(&q, &shop, laureates).is_empty());
         // on the retail schema: a mixed-case quoted table and column
         let q = query(r#"SELECT "FullName" FROM sales."Customers" WHERE "FullName" ILIKE '%VIP%'"#);
-        assert!(only_its_own_value(&q, &retail(), "Which customers are VIPs?").is_some());
+        assert!(!only_its_own_value(&q, &retail(), "Which customers are VIPs?").is_empty());
         // the column compared in another case is the same column
         let q = query("SELECT DISTINCT name FROM authors WHERE name IS NOT NULL AND UPPER(name) LIKE 'NOBEL PRIZE IN LITERATURE'");
-        let l = only_its_own_value(&q, &shop, "Which authors have won the Nobel Prize in Literature?").expect("read");
+        let l = only_its_own_value(&q, &shop, "Which authors have won the Nobel Prize in Literature?").into_iter().next().expect("read").literal;
         assert_eq!((l.column.as_str(), l.value.as_str()), ("name", "NOBEL PRIZE IN LITERATURE"));
-        assert!(only_its_own_value(&query("SELECT name FROM authors WHERE lower(a.name) = 'nobel'"), &shop, laureates).is_none());
-        assert!(only_its_own_value(&query("SELECT name FROM authors WHERE lower(name) = 'nobel'"), &shop, laureates).is_some());
+        assert!(only_its_own_value(&query("SELECT name FROM authors WHERE lower(a.name) = 'nobel'"), &shop, laureates).is_empty());
+        assert!(!only_its_own_value(&query("SELECT name FROM authors WHERE lower(name) = 'nobel'"), &shop, laureates).is_empty());
         // ... and so is the string in another case
         let q = query("SELECT DISTINCT authors.name FROM authors WHERE LOWER(name) LIKE LOWER('%Nobel Laureate%')");
-        assert_eq!(only_its_own_value(&q, &shop, laureates).map(|l| l.value), Some("%Nobel Laureate%".to_string()));
+        assert_eq!(only_its_own_value(&q, &shop, laureates).first().map(|c| c.literal.value.clone()), Some("%Nobel Laureate%".to_string()));
     }
 
     #[test]
@@ -730,7 +775,7 @@ mod tests {
             // only wildcards
             "SELECT name FROM authors WHERE name LIKE '%'",
         ] {
-            assert!(only_its_own_value(&query(sql), &shop, laureates).is_none(), "{sql}");
+            assert!(only_its_own_value(&query(sql), &shop, laureates).is_empty(), "{sql}");
         }
         let q = query("SELECT name FROM authors WHERE name ILIKE '%Nobel%'");
         for question in [
@@ -739,8 +784,46 @@ mod tests {
             "List the authors called 'Nobel'.",
             "Welche Autoren sind Nobelpreisträger?",
         ] {
-            assert!(only_its_own_value(&q, &shop, question).is_none(), "{question}");
+            assert!(only_its_own_value(&q, &shop, question).is_empty(), "{question}");
         }
+    }
+
+    #[test]
+    fn every_comparison_of_the_returned_column_is_read_and_marked_alone_or_not() {
+        let shop = bookshop();
+        let laureates = "Which authors are Nobel laureates?";
+        let read = |sql: &str| -> Vec<(String, bool)> {
+            only_its_own_value(&query(sql), &shop, laureates).into_iter().map(|c| (c.literal.value, c.alone)).collect()
+        };
+        // two conditions of their own, whichever comes first; the returned column only
+        let both = read("SELECT DISTINCT name FROM authors WHERE LOWER(name) LIKE 'nobel laureate' AND LOWER(name) LIKE '%prize%' AND country = 'Sweden'");
+        assert_eq!(both, vec![("%prize%".to_string(), true), ("nobel laureate".to_string(), true)]);
+        // under an OR, or values of an IN list: none alone
+        let either = read("SELECT name FROM authors WHERE name = 'Nobel' OR name ILIKE '%laureate%'");
+        assert!(either.len() == 2 && either.iter().all(|(_, alone)| !alone), "{either:?}");
+        let listed = read("SELECT name FROM authors WHERE name IN ('Nobel', 'Laureate') AND country = 'Sweden'");
+        assert!(listed.len() == 2 && listed.iter().all(|(_, alone)| !alone), "{listed:?}");
+        // an OR beside a condition of its own: that one alone
+        let mixed = read("SELECT name FROM authors WHERE name ILIKE '%Nobel%' AND (name = 'A' OR name = 'B')");
+        assert_eq!(mixed.iter().filter(|(_, alone)| *alone).map(|(v, _)| v.as_str()).collect::<Vec<_>>(), vec!["%Nobel%"]);
+    }
+
+    #[test]
+    fn a_condition_of_its_own_that_is_nowhere_decides_and_alternatives_only_all_together() {
+        let shop = bookshop();
+        let compared = |sql: &str| only_its_own_value(&query(sql), &shop, "Which authors are Nobel laureates?");
+        let values = |c: Option<&OwnValue>| c.map(|c| c.literal.value.clone());
+        // '%prize%' (first) is somewhere, 'nobel laureate' (alone) nowhere: no row can be returned
+        let and = compared("SELECT name FROM authors WHERE name LIKE 'nobel laureate' AND name LIKE '%prize%'");
+        assert_eq!(values(decisive(&and, &[false, true])), Some("nobel laureate".to_string()));
+        assert_eq!(values(decisive(&and, &[false, false])), None);
+        // alternatives: one somewhere is what the query returns
+        let or = compared("SELECT name FROM authors WHERE name = 'Nobel' OR name ILIKE '%laureate%'");
+        assert_eq!(values(decisive(&or, &[false, true])), None);
+        assert_eq!(values(decisive(&or, &[true, true])), Some(or[0].literal.value.clone()));
+        // nothing read, or fewer readings than comparisons: nothing decided
+        assert!(decisive(&[], &[]).is_none());
+        assert!(decisive(&or, &[true]).is_none());
     }
 
     #[test]
