@@ -347,7 +347,10 @@ pub static BEYOND_DATA: Lazy<Vec<(BeyondData, Regex)>> = Lazy::new(|| {
     vec![
         (BeyondData::Advice, r(r"\bshould\s+(?:i|we|you|they|he|she|it|the|a|an|our|my|this|these|those|students?|customers?|companies|company|have|be|not|never)\b")),
         (BeyondData::Advice, r(r"\b(?:recommend|recommended|recommendation|recommendations|advice|advise|suggest|suggestion)\b")),
-        (BeyondData::Advice, r(r"\bhow\s+(?:can|could|should|might|do)\s+(?:i|we|you|they|the|our|my)\b")),
+        // "how can farms raise more cattle", "how should schools spend": how a thing could be
+        // done, whoever does it ("how do" only with a person or a determiner: "how do the prices
+        // compare" is no such question either, but "how does X differ" is not caught)
+        (BeyondData::Advice, r(r"\bhow\s+(?:can|could|should|might)\s+[a-z']+|\bhow\s+do\s+(?:i|we|you|they|the|our|my)\b")),
         (BeyondData::Advice, r(r"\b(?:best way|good idea|worth (?:it|buying|visiting|investing))\b")),
         (BeyondData::Advice, r(r"\b(?:would|will) be (?:the |a )?(?:best|better|worst|good|bad|wise)\b")),
         (BeyondData::Advice, r(r"\b(?:would|will|should|might) (?:i|we|you) (?:like|enjoy|love|prefer|want)\b|\bwould make (?:a |an )?(?:good|great|better|best|ideal)\b")),
@@ -430,7 +433,12 @@ pub fn beyond_data(question: &str) -> Option<(BeyondData, String)> {
         let m = re.find(&q)?;
         let phrase = m.as_str().trim();
         let next = q[m.end()..].split(|c: char| !c.is_alphanumeric()).find(|w| !w.is_empty()).unwrap_or("");
-        if *kind == BeyondData::Advice && phrase.starts_with("how") && REQUEST_VERBS.contains(&next) {
+        // a verb of asking for data after the subject: "how can I find", "how can the manager
+        // list" (the subject's first word is in the phrase; the verb within the next words)
+        if *kind == BeyondData::Advice
+            && phrase.starts_with("how")
+            && phrase.split_whitespace().skip(2).chain(q[m.end()..].split(|c: char| !c.is_alphanumeric()).filter(|w| !w.is_empty())).take(4).any(|w| REQUEST_VERBS.contains(&w))
+        {
             return None;
         }
         if *kind == BeyondData::Advice

@@ -440,6 +440,8 @@ mod tests {
             "Which decoration theme is the most beautiful?",
             "Which airline is the safest to fly with?",
             "How can we prevent software problems in the future?",
+            "How could hospitals shorten their waiting times?",
+            "How should the library spend its budget?",
             "Which film should have won the award?",
             "Which restaurant would we enjoy the most?",
             "Which chef makes the best pasta?",
@@ -454,6 +456,8 @@ mod tests {
             "Which students should graduate in 2020?",
             "How can I find the orders placed from Paris?",
             "How do we list the customers by city?",
+            "How can the store manager list the orders from Paris?",
+            "How could analysts see the trips by station?",
             "Who are the nominees that were nominated at least two times?",
             "What are the names of the best 3 players?",
             // "should have" and a noun phrase: a condition on what is stored, not a judgement
