@@ -44,9 +44,12 @@ pub fn content_words(question: &str) -> Vec<Word> {
         // "the winning candidate", "their opening hours"); a past participle there is a state
         // ("their registered students", "a shared vocal") that a schema records as a relation, as
         // it does a verb, and a hyphenated form is a compound adjective ("longest-lasting")
+        // and an -ing form before "of" is a noun that heads a phrase ("the customer rating of
+        // each product", "the beginning of the season")
         let determined = before.as_deref().is_some_and(|b| lexicon::DETERMINERS.contains(&b)) && !text.contains('-');
+        let nominal = after.as_deref() == Some("of");
         let soft = text.ends_with("ed")
-            || (text.ends_with("ing") && !determined)
+            || (text.ends_with("ing") && !determined && !nominal)
             || text.ends_with("ly")
             || lexicon::is_verb_form(&text)
             || (!t.sentence_start && lexicon::homograph_as_verb(before.as_deref(), &text, after.as_deref()));
@@ -273,6 +276,9 @@ mod tests {
         // ... and a verb's form after anything else stays soft
         assert_eq!(soft_word("Which races occurred in 2017?", "occurred"), Some(true));
         assert_eq!(soft_word("Which stations are within walking distance?", "walking"), Some(true));
+        // an -ing form before "of" heads a noun phrase, whatever comes before it
+        assert_eq!(soft_word("What is the customer rating of each product?", "rating"), Some(false));
+        assert_eq!(soft_word("Which customers are rating the products?", "rating"), Some(true));
         assert_eq!(soft_word("Show the students that registered most recently.", "registered"), Some(true));
         // the words for a part of a value name no data
         assert_eq!(words("Which papers have the substring 'ML' in their titles?"), ["papers", "titles"]);
