@@ -348,9 +348,10 @@ pub static BEYOND_DATA: Lazy<Vec<(BeyondData, Regex)>> = Lazy::new(|| {
         (BeyondData::Advice, r(r"\bshould\s+(?:i|we|you|they|he|she|it|the|a|an|our|my|this|these|those|students?|customers?|companies|company|have|be|not|never)\b")),
         (BeyondData::Advice, r(r"\b(?:recommend|recommended|recommendation|recommendations|advice|advise|suggest|suggestion)\b")),
         // "how can farms raise more cattle", "how should schools spend": how a thing could be
-        // done, whoever does it ("how do" only with a person or a determiner: "how do the prices
-        // compare" is no such question either, but "how does X differ" is not caught)
-        (BeyondData::Advice, r(r"\bhow\s+(?:can|could|should|might)\s+[a-z']+|\bhow\s+do\s+(?:i|we|you|they|the|our|my)\b")),
+        // done, whoever does it; the subject is no part of the phrase, so a subject the schema
+        // names ("farms" beside a `farm` table) keeps it a question for advice ("how do" only
+        // with a person or a determiner)
+        (BeyondData::Advice, r(r"\bhow\s+(?:can|could|should|might)\b|\bhow\s+do\s+(?:i|we|you|they|the|our|my)\b")),
         (BeyondData::Advice, r(r"\b(?:best way|good idea|worth (?:it|buying|visiting|investing))\b")),
         (BeyondData::Advice, r(r"\b(?:would|will) be (?:the |a )?(?:best|better|worst|good|bad|wise)\b")),
         (BeyondData::Advice, r(r"\b(?:would|will|should|might) (?:i|we|you) (?:like|enjoy|love|prefer|want)\b|\bwould make (?:a |an )?(?:good|great|better|best|ideal)\b")),
@@ -434,7 +435,7 @@ pub fn beyond_data(question: &str) -> Option<(BeyondData, String)> {
         let phrase = m.as_str().trim();
         let next = q[m.end()..].split(|c: char| !c.is_alphanumeric()).find(|w| !w.is_empty()).unwrap_or("");
         // a verb of asking for data after the subject: "how can I find", "how can the manager
-        // list" (the subject's first word is in the phrase; the verb within the next words)
+        // list" (within the four words after the modal)
         if *kind == BeyondData::Advice
             && phrase.starts_with("how")
             && phrase.split_whitespace().skip(2).chain(q[m.end()..].split(|c: char| !c.is_alphanumeric()).filter(|w| !w.is_empty())).take(4).any(|w| REQUEST_VERBS.contains(&w))

@@ -366,6 +366,16 @@ mod tests {
     }
 
     #[test]
+    fn how_a_thing_could_be_done_is_advice_whatever_the_schema_names_its_subject() {
+        // "books" and "authors" are tables of the bookshop: the subject is no word of the phrase
+        for q in ["How can books sell more copies?", "How should authors price their books?"] {
+            let e = evidence(q);
+            assert!(matches!(e.suspicion(), Some(Suspicion::Beyond(BeyondData::Advice, _))), "{q}: {:?}", e.beyond);
+        }
+        assert_eq!(evidence("How can authors list their books by genre?").beyond, None);
+    }
+
+    #[test]
     fn best_or_worst_by_a_measure_the_schema_stores_is_no_opinion() {
         let mut catalog = bookshop();
         catalog.tables[0].columns.push(crate::catalog::Column { name: "best_rank".into(), type_name: "integer".into(), nullable: true, comment: None });
