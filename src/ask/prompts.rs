@@ -115,7 +115,8 @@ pub fn scope(schema: &str, question: &str, evidence: Option<&str>, unlinked: &[S
              unrelated to this database, or needs facts the database does not store. Answer true if those words are only \
              another way to say what a table, a column or a stored value holds.\n\
              Reply in JSON: {{\"answerable\": true or false, \"kind\": \"answerable\", \"missing_data\", \"outside_knowledge\", \
-             \"general_knowledge\" or \"beyond_sql\", \"missing\": \"what the database lacks, in a few words\"}}"
+             \"general_knowledge\" or \"beyond_sql\", \"missing\": \"{}\"}}",
+            crate::scope::MISSING_PROMPT
         )),
     ]
 }

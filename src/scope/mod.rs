@@ -195,12 +195,21 @@ pub fn vote_schema() -> Value {
         "required": ["answerable", "kind", "missing"]})
 }
 
-/// The model's vote in its answer.
+/// What the prompt asks the model to put in `"missing"` (`ask::prompts::scope`). A small model
+/// sometimes copies it back as its answer, which says nothing of the question.
+pub const MISSING_PROMPT: &str = "what the database lacks, in a few words";
+
+/// The model's vote in its answer. A `"missing"` that only repeats what the prompt asked for
+/// ([`MISSING_PROMPT`]) is no answer and is left empty, so no reason quotes it.
 pub fn parse_vote(content: &str) -> Result<ModelVote, String> {
     let v = crate::llm::json::extract_json(content)?;
     let answerable = v.get("answerable").and_then(Value::as_bool).ok_or("no \"answerable\" boolean in the answer")?;
     let kind = v.get("kind").and_then(Value::as_str).and_then(Kind::parse);
-    let missing = v.get("missing").and_then(Value::as_str).unwrap_or_default().trim().chars().take(200).collect();
+    let mut missing: String = v.get("missing").and_then(Value::as_str).unwrap_or_default().trim().chars().take(200).collect();
+    let bare = |t: &str| t.trim_matches(|c: char| !c.is_alphanumeric()).to_lowercase();
+    if bare(&missing) == bare(MISSING_PROMPT) {
+        missing.clear();
+    }
     Ok(ModelVote { answerable, kind, missing })
 }
 
@@ -434,6 +443,9 @@ mod tests {
         assert_eq!(v, ModelVote { answerable: false, kind: Some(Kind::MissingData), missing: "salaries".into() });
         assert_eq!(parse_vote(r#"{"answerable": true, "kind": "answerable", "missing": ""}"#).unwrap().kind, None);
         assert!(parse_vote(r#"{"kind": "x"}"#).is_err());
+        // the prompt's own words copied back say nothing
+        let echoed = parse_vote(r#"{"answerable": false, "kind": "missing_data", "missing": "What the database lacks, in a few words."}"#).unwrap();
+        assert_eq!((echoed.answerable, echoed.missing.as_str()), (false, ""));
         assert!(parse_vote("yes").is_err());
     }
 
