@@ -377,9 +377,9 @@ pub struct OwnValue {
 /// league' AND name LIKE '%university%'`. It is evidence only with the data's word (the caller
 /// reads it, `ask::scope::own_value_scope`): no stored value of the column matches a condition
 /// of its own (or, when none is, any of the comparisons), and no text column of the tables the
-/// query reads, or of their neighbours, holds the value either. Every comparison of the column
-/// is returned, in the query's order of sorting literals (none for a question in another language, one that names
-/// things, or a query of another shape).
+/// query reads, or of their neighbours, holds the value either ([`decisive`]). Every comparison
+/// of the column is returned, sorted as [`literals::comparisons`] sorts them (none for a question
+/// in another language, one that names things, or a query of another shape).
 pub fn only_its_own_value(query: &Query, catalog: &Catalog, question: &str) -> Vec<OwnValue> {
     use sqlparser::ast::{BinaryOperator, Distinct, SetExpr};
     if !crate::lexicon::reads_english(question) || question.contains(['\'', '"', '“', '‘']) {
