@@ -433,12 +433,13 @@ pub fn beyond_data(question: &str) -> Option<(BeyondData, String)> {
     BEYOND_DATA.iter().find_map(|(kind, re)| {
         let m = re.find(&q)?;
         let phrase = m.as_str().trim();
-        let next = q[m.end()..].split(|c: char| !c.is_alphanumeric()).find(|w| !w.is_empty()).unwrap_or("");
+        let mut after = q[m.end()..].split(|c: char| !c.is_alphanumeric()).filter(|w| !w.is_empty());
+        let next = after.clone().next().unwrap_or("");
         // a verb of asking for data after the subject: "how can I find", "how can the manager
         // list" (within the four words after the modal)
         if *kind == BeyondData::Advice
             && phrase.starts_with("how")
-            && phrase.split_whitespace().skip(2).chain(q[m.end()..].split(|c: char| !c.is_alphanumeric()).filter(|w| !w.is_empty())).take(4).any(|w| REQUEST_VERBS.contains(&w))
+            && phrase.split_whitespace().skip(2).chain(&mut after).take(4).any(|w| REQUEST_VERBS.contains(&w))
         {
             return None;
         }

@@ -195,15 +195,20 @@ impl<D: Database + ?Sized, M: Model + ?Sized> Ask<'_, '_, D, M> {
         if compared.is_empty() {
             return Ok(None);
         }
-        // each value: nowhere when no stored value of its column matches it and no column near
-        // holds it
+        // each value in order: nowhere when no stored value of its column matches it and no
+        // column near holds it; a condition of its own that is nowhere decides, so the values
+        // after it are not read
         let mut nowhere = Vec::with_capacity(compared.len());
         for c in compared.iter() {
             let stored = match self.db.run(&crate::checks::literals::stored_variants_sql(&c.literal), 1) {
                 Ok(crate::result::Outcome::Rows(r)) => !r.rows.is_empty(),
                 _ => return Ok(None),
             };
-            nowhere.push(!stored && self.held_in_data(std::slice::from_ref(&c.literal.core()), &checked.query).is_empty());
+            let absent = !stored && self.held_in_data(std::slice::from_ref(&c.literal.core()), &checked.query).is_empty();
+            nowhere.push(absent);
+            if absent && c.alone {
+                break;
+            }
         }
         let Some(scope::written::OwnValue { literal, .. }) = scope::written::decisive(&compared, &nowhere) else { return Ok(None) };
         let core = literal.core();

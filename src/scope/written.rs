@@ -436,7 +436,8 @@ pub fn only_its_own_value(query: &Query, catalog: &Catalog, question: &str) -> V
 }
 
 /// The comparison of [`only_its_own_value`] that shows the query can only return its own value,
-/// given which values are nowhere in the data (`nowhere`, one per comparison): the first
+/// given which values are nowhere in the data (`nowhere`, one per comparison, in order; the
+/// caller may stop reading at a condition of its own that is nowhere): the first
 /// condition of its own that is nowhere (no row can meet it), or, when every value compared is
 /// nowhere, the first of them. A value that is somewhere beside it, under an `OR` or in an `IN`
 /// list, can be what the query returns.
@@ -824,6 +825,8 @@ mod tests {
         // nothing read, or fewer readings than comparisons: nothing decided
         assert!(decisive(&[], &[]).is_none());
         assert!(decisive(&or, &[true]).is_none());
+        // ... but a condition of its own read as nowhere decides before the rest is read
+        assert_eq!(values(decisive(&and, &[true])), Some(and[0].literal.value.clone()));
     }
 
     #[test]
