@@ -314,6 +314,9 @@ pub enum BeyondData {
     Prediction,
     /// "why did …", "what causes …".
     Cause,
+    /// "who invented …", "who discovered …": a fact of history, general knowledge that a
+    /// database records only when one of its columns names it (an `inventor` column).
+    History,
 }
 
 impl BeyondData {
@@ -323,6 +326,7 @@ impl BeyondData {
             BeyondData::Opinion => "an opinion",
             BeyondData::Prediction => "a prediction",
             BeyondData::Cause => "a cause",
+            BeyondData::History => "a fact of history",
         }
     }
 }
@@ -364,6 +368,10 @@ pub static BEYOND_DATA: Lazy<Vec<(BeyondData, Regex)>> = Lazy::new(|| {
         (BeyondData::Prediction, r(r"\bwho will win\b|\bwill (?:\w+ ){0,4}(?:win|rise|fall|grow|go up|go down|happen|succeed|fail|quit|drop out)\b")),
         (BeyondData::Cause, r(r"^\W*why\b|\bwhy (?:do|does|did|is|are|was|were|have|has|had|would|can)\b")),
         (BeyondData::Cause, r(r"\bwhat (?:causes|caused|makes|made)\b|\b(?:the )?reasons? (?:why|for)\b|\bexplain why\b")),
+        // who invented, discovered or founded a thing: no question of spider_train, spider dev or
+        // BIRD dev asks it, and a schema that records it names it ("invented" beside an
+        // `inventor` column reads the schema's, see `scope::Evidence::gather`)
+        (BeyondData::History, r(r"\bwho\s+(?:first\s+)?(?:invented|discovered|founded)\b|\b(?:inventors?|discoverers?)\s+of\b")),
         // "the best place to work", "the best singer": best or worst by no measure the question
         // names; last, so that a prediction or advice it is part of is named as such. "best" and
         // the word after it are the phrase, so a schema that names either ("best_finish", "the

@@ -254,6 +254,12 @@ pub enum Verdict {
 pub fn decide(evidence: &Evidence, vote: Option<&ModelVote>) -> Verdict {
     match evidence.suspicion() {
         None => Verdict::Answerable,
+        Some(Suspicion::Beyond(BeyondData::History, phrase)) => Verdict::Unanswerable {
+            kind: Kind::GeneralKnowledge,
+            reason: format!(
+                "the question asks for a fact of history (\"{phrase}\"): general knowledge, which no table or column of this database records"
+            ),
+        },
         Some(Suspicion::Beyond(kind, phrase)) => Verdict::Unanswerable {
             kind: Kind::BeyondData,
             reason: format!(
@@ -349,8 +355,8 @@ mod tests {
     #[test]
     fn a_question_naming_nothing_of_the_schema_is_suspect_unless_a_value_holds_its_names() {
         let names = link::names(&bookshop());
-        let e = Evidence::gather("Who founded Microsoft?", &names, &[], &mut |_| vec![], 0.6);
-        assert_eq!(e.suspicion(), Some(Suspicion::Unrelated(vec!["founded".into(), "Microsoft".into()])));
+        let e = Evidence::gather("Who owns Microsoft?", &names, &[], &mut |_| vec![], 0.6);
+        assert_eq!(e.suspicion(), Some(Suspicion::Unrelated(vec!["owns".into(), "Microsoft".into()])));
         let values = vec![("customers.name".to_string(), "Ada Lovelace".to_string())];
         let e = Evidence::gather("Who is Ada?", &names, &values, &mut |_| vec![], 0.6);
         assert_eq!(e.suspicion(), None);
@@ -382,6 +388,31 @@ mod tests {
             assert!(matches!(e.suspicion(), Some(Suspicion::Beyond(BeyondData::Advice, _))), "{q}: {:?}", e.beyond);
         }
         assert_eq!(evidence("How can authors list their books by genre?").beyond, None);
+    }
+
+    #[test]
+    fn who_invented_a_thing_is_general_knowledge_unless_the_schema_records_it() {
+        for q in ["Who invented the paperback?", "Who first discovered printing?", "Who founded the first bookshop?", "Name the inventor of the e-reader."] {
+            let e = evidence(q);
+            assert!(matches!(e.suspicion(), Some(Suspicion::Beyond(BeyondData::History, _))), "{q}: {:?}", e.beyond);
+            match decide(&e, None) {
+                Verdict::Unanswerable { kind, reason } => {
+                    assert_eq!(kind, Kind::GeneralKnowledge, "{q}");
+                    assert!(reason.starts_with("the question asks for a fact of history (\""), "{reason}");
+                }
+                other => panic!("{q}: {other:?}"),
+            }
+        }
+        // a column that records it: the question is the schema's ("invented" and `inventor`
+        // share a stem, as "founded" and `founder` do)
+        let mut catalog = bookshop();
+        catalog.tables[1].columns.push(crate::catalog::Column { name: "inventor".into(), type_name: "text".into(), nullable: true, comment: None });
+        catalog.tables[0].columns.push(crate::catalog::Column { name: "founder_of".into(), type_name: "text".into(), nullable: true, comment: None });
+        let names = link::names(&catalog);
+        for q in ["Who invented the most books?", "Who founded the most bookshops?", "List the inventors of books before 1900."] {
+            assert!(lexicon::beyond_data(q).is_some(), "{q}");
+            assert_eq!(Evidence::gather(q, &names, &[], &mut |_| vec![], 0.6).beyond, None, "{q}");
+        }
     }
 
     #[test]
@@ -469,6 +500,8 @@ mod tests {
             "Which chef makes the best pasta?",
             "Who is the worst driver in the league?",
             "Which city is the best place to live?",
+            "Who invented the telephone?",
+            "Who discovered penicillin?",
         ] {
             assert!(lexicon::beyond_data(q).is_some(), "{q}");
         }
@@ -491,6 +524,11 @@ mod tests {
             "List the best-selling albums.",
             "Which books are best sellers this year?",
             "Which stores belong to Best Buy?",
+            // founded, discovered, an inventory: what the data records
+            "Which schools were founded before 1850?",
+            "When was the school with the largest enrollment founded?",
+            "How many planets were discovered after 1990?",
+            "Show the inventory of each store.",
         ] {
             assert!(lexicon::beyond_data(q).is_none(), "{q}");
         }
