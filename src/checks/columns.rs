@@ -9,6 +9,8 @@
 //!     though the question never asks for ids: the entity is already named by those columns.
 //! - `attributes`: the question's request enumerates N things ("the *name, population, and head
 //!   of state* of …", "list both the *id and the summary*") and the query returns fewer columns.
+//! - `name`: the question asks for the names of a table's things ("the *names* of all stadiums"), the
+//!   query reads that table, which has a `name` column, and returns none with "name" in it.
 
 use std::sync::LazyLock;
 
@@ -375,6 +377,62 @@ pub fn missing(query: &Query, question: &str) -> Option<Finding> {
     })
 }
 
+/// "the names of the stadiums": a request for the names of a table's things, with the word that
+/// names the things.
+static NAMES_OF: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"\bnames? of (?:all |each |every |the |these |those )*(?:different |distinct |unique )?([a-z]+)").expect("compiles")
+});
+
+/// The `name` finding: the question asks for the names of a table's things ("the names of all
+/// stadiums"), the query reads that table, which has a column called `name`, and it returns no
+/// column with "name" in it: it answers with another attribute ("SELECT location FROM stadium").
+/// The things are matched to the table as the linking matches words (a plural, a prefix, an
+/// abbreviation). Read in English only.
+pub fn name_not_returned(query: &Query, catalog: &Catalog, question: &str) -> Option<Finding> {
+    let SetExpr::Select(select) = query.body.as_ref() else { return None };
+    let q = question.to_lowercase();
+    let things: Vec<String> = NAMES_OF.captures_iter(&q).map(|c| c[1].to_string()).collect();
+    if things.is_empty() || !requested_items(question).iter().any(|i| i == "name" || i == "names") {
+        return None;
+    }
+    let mut returned: Vec<String> = Vec::new();
+    for item in &select.projection {
+        let (e, alias) = match item {
+            SelectItem::UnnamedExpr(e) => (e, None),
+            SelectItem::ExprWithAlias { expr, alias } => (expr, Some(alias.value.to_lowercase())),
+            _ => return None,
+        };
+        // a name column, an alias or an expression over one ("first_name || ' ' || last_name")
+        let name = crate::scope::written::column_name(e);
+        if alias.iter().any(|a| a.contains("name")) || e.to_string().to_lowercase().contains("name") {
+            return None;
+        }
+        returned.push(alias.or(name).unwrap_or_else(|| e.to_string()));
+    }
+    let aliases = aliases(select, catalog);
+    let named = aliases.values().find(|rel| {
+        let Some(table) = catalog.table(rel) else { return false };
+        let tokens: Vec<String> = rel.name.to_lowercase().split('_').filter(|t| !t.is_empty()).map(str::to_string).collect();
+        table.columns.iter().any(|c| c.name.eq_ignore_ascii_case("name"))
+            && things.iter().any(|w| tokens.last().is_some_and(|t| crate::scope::link::matches(w, t)))
+    })?;
+    Some(finding(
+        "name",
+        Severity::Repair,
+        format!(
+            "the question asks for the names of {}, and the query returns {} instead: {}.name holds their names",
+            rel_words(&named.name),
+            returned.join(", "),
+            named.name
+        ),
+    ))
+}
+
+/// A table's name in words (`stadium` → "stadium", `poker_player` → "poker player").
+fn rel_words(name: &str) -> String {
+    name.replace('_', " ")
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -404,6 +462,43 @@ mod tests {
         assert_eq!(n("Show the name of singers older than 40 and younger than 60"), None);
         assert_eq!(n("Which authors wrote both 'Dune' and 'Emma'?"), None);
         assert_eq!(n("What are the names of people who own both a car and a bike?"), None);
+    }
+
+    #[test]
+    fn the_names_asked_and_another_column_returned() {
+        use crate::testing::table;
+        let catalog = Catalog {
+            tables: vec![
+                table("stadium", &[("stadium_id", "integer"), ("name", "text"), ("location", "text"), ("capacity", "integer")], "stadium_id"),
+                table("concert", &[("concert_id", "integer"), ("concert_name", "text"), ("stadium_id", "integer"), ("year", "text")], "concert_id"),
+                table("countrylanguage", &[("countrycode", "text"), ("language", "text")], "countrycode"),
+                table("country", &[("code", "text"), ("name", "text")], "code"),
+            ],
+            ..Default::default()
+        };
+        let flag = |q: &str, sql: &str| name_not_returned(&check_query(sql).unwrap().query, &catalog, q).map(|f| f.message);
+        let q = "What are the names of all stadiums that did not have a concert in 2014?";
+        assert_eq!(
+            flag(q, "SELECT DISTINCT location FROM stadium WHERE stadium_id NOT IN (SELECT stadium_id FROM concert WHERE year = '2014')").as_deref(),
+            Some("the question asks for the names of stadium, and the query returns location instead: stadium.name holds their names")
+        );
+        // the name, a column with "name" in it, an alias or an expression over one: no finding
+        for sql in [
+            "SELECT name FROM stadium",
+            "SELECT s.name, s.location FROM stadium s",
+            "SELECT c.concert_name FROM stadium s JOIN concert c ON s.stadium_id = c.stadium_id",
+            "SELECT location AS stadium_name FROM stadium",
+            "SELECT upper(name) FROM stadium",
+        ] {
+            assert_eq!(flag(q, sql), None, "{sql}");
+        }
+        // the things named are not that table's: a language has no name column
+        assert_eq!(flag("What are the names of the languages spoken in Aruba?", "SELECT language FROM country JOIN countrylanguage ON code = countrycode WHERE country.name = 'Aruba'"), None);
+        // no request for names: "named" or a name in a condition
+        assert_eq!(flag("Which stadiums are in a city named Ayr?", "SELECT location FROM stadium WHERE location = 'Ayr'"), None);
+        assert_eq!(flag("Show the capacity of the stadium with the name Glebe Park.", "SELECT capacity FROM stadium WHERE name = 'Glebe Park'"), None);
+        // the name of another thing of the table ("the names of the concerts" read from stadium)
+        assert_eq!(flag("What are the names of concerts in 2014?", "SELECT location FROM stadium"), None);
     }
 
     #[test]

@@ -22,6 +22,7 @@
 //! | `select` | `SELECT *` when the question does not ask for every column |
 //! | `columns` | a column the question does not ask for: a key of the ranking or of `HAVING` named only in the phrase that ranks or bounds, an identifier beside other columns of its table ([`columns`]) |
 //! | `attributes` | the question enumerates more things than the query returns columns ([`columns`]) |
+//! | `name` | the question asks for the names of a table's things, the query reads that table, which has a `name` column, and returns no column with "name" in it ([`columns`]) |
 //! | `null_order` | `ORDER BY nullable_column DESC … LIMIT` without `NULLS LAST` (PostgreSQL sorts NULLs first there), unless the data read shows the column holds no NULL |
 //! | `max_min` | `ORDER BY … LIMIT 1` for an extreme (note: ties keep one row arbitrarily) |
 //! | `result` | a result whose every cell is NULL ([`result_findings`]) |
@@ -587,6 +588,10 @@ pub fn check(query: &Query, catalog: &Catalog, question: &str, observed: &Observ
         out.extend(columns::unasked(query, catalog, question));
     }
     out.extend(columns::missing(query, question));
+    // 4c. the names of a table's things asked, another of its columns returned
+    if english {
+        out.extend(columns::name_not_returned(query, catalog, question));
+    }
     // 5. NULLs first under DESC, when the column may (or, where the data was read, does) hold NULLs
     for (rel, col, expr) in desc_nullable_keys(query, catalog) {
         if observed.holds_nulls.get(&(rel.clone(), col.clone())) == Some(&false) {
