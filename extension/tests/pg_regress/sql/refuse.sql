@@ -53,6 +53,11 @@ SELECT stage, status, detail
 FROM nl2sql_run('Which author is the best writer?')
 WHERE stage IN ('scope', 'generate', 'chosen') ORDER BY step;
 
+-- general knowledge, a fact of history: no column of the bookshop records who invented a thing
+SELECT stage, status, detail
+FROM nl2sql_run('Who invented the paperback?')
+WHERE stage IN ('scope', 'generate', 'chosen') ORDER BY step;
+
 -- the evidence and the vote of a run, by question. ended_as_voted: the run ended unanswerable
 -- exactly when the vote said so, or, the vote having read the words as the schema's, when the
 -- query the model then wrote confirmed the suspicion (a second scope step, which holds that query)

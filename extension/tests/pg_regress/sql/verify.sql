@@ -122,6 +122,9 @@ SELECT requirement, message FROM nl2sql_verify('Which customer placed the most o
 SELECT * FROM nl2sql_verify('Which customer has the highest credit?',
     'SELECT customer_id, name, credit FROM customers ORDER BY credit DESC NULLS LAST LIMIT 1');
 SELECT * FROM nl2sql_verify('What are the name and city of each customer?', 'SELECT name FROM customers');
+-- the names of a table's things asked, another of its columns returned
+SELECT requirement, message FROM nl2sql_verify('What are the names of all customers in Paris?',
+    'SELECT city FROM customers WHERE city = ''Paris''') WHERE NOT satisfied;
 
 -- "different" with no DISTINCT is settled on the data, as the caller: the query's rows against its
 -- duplicate-free rewrite. An ordered list compares without its ORDER BY (DISTINCT cannot sort by a
