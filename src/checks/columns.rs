@@ -409,28 +409,23 @@ pub fn name_not_returned(query: &Query, catalog: &Catalog, question: &str) -> Op
         }
         returned.push(alias.or(name).unwrap_or_else(|| e.to_string()));
     }
+    // the table read whose name's last word is the things' word, as the question writes it
     let aliases = aliases(select, catalog);
-    let named = aliases.values().find(|rel| {
-        let Some(table) = catalog.table(rel) else { return false };
-        let tokens: Vec<String> = rel.name.to_lowercase().split('_').filter(|t| !t.is_empty()).map(str::to_string).collect();
-        table.columns.iter().any(|c| c.name.eq_ignore_ascii_case("name"))
-            && things.iter().any(|w| tokens.last().is_some_and(|t| crate::scope::link::matches(w, t)))
+    let (rel, thing) = aliases.values().find_map(|rel| {
+        let table = catalog.table(rel)?;
+        let last = rel.name.to_lowercase().rsplit('_').find(|t| !t.is_empty())?.to_string();
+        let thing = things.iter().find(|w| crate::scope::link::matches(w, &last))?;
+        table.columns.iter().any(|c| c.name.eq_ignore_ascii_case("name")).then(|| (rel, thing.clone()))
     })?;
     Some(finding(
         "name",
         Severity::Repair,
         format!(
-            "the question asks for the names of {}, and the query returns {} instead: {}.name holds their names",
-            rel_words(&named.name),
+            "the question asks for the names of {thing}, and the query returns {} instead: {}.name holds their names",
             returned.join(", "),
-            named.name
+            rel.name
         ),
     ))
-}
-
-/// A table's name in words (`stadium` → "stadium", `poker_player` → "poker player").
-fn rel_words(name: &str) -> String {
-    name.replace('_', " ")
 }
 
 #[cfg(test)]
@@ -480,7 +475,7 @@ mod tests {
         let q = "What are the names of all stadiums that did not have a concert in 2014?";
         assert_eq!(
             flag(q, "SELECT DISTINCT location FROM stadium WHERE stadium_id NOT IN (SELECT stadium_id FROM concert WHERE year = '2014')").as_deref(),
-            Some("the question asks for the names of stadium, and the query returns location instead: stadium.name holds their names")
+            Some("the question asks for the names of stadiums, and the query returns location instead: stadium.name holds their names")
         );
         // the name, a column with "name" in it, an alias or an expression over one: no finding
         for sql in [
