@@ -490,7 +490,12 @@ impl<D: Database + ?Sized, M: Model + ?Sized> Ask<'_, '_, D, M> {
         let generated = if self.opts.single_generation() { self.single()? } else { self.n_version()? };
         let sql = match generated {
             Ok(sql) => sql,
-            Err(reason) => return self.no_query(reason),
+            Err(reason) => {
+                if let Some((kind, reason)) = self.unwritten_scope(&format!("the model wrote no usable query: {reason}"), None)? {
+                    return self.refuse(kind, reason);
+                }
+                return self.no_query(reason);
+            }
         };
         if !self.opts.verify {
             self.trace.step(Stage::Verify, Status::Skipped, "verification is off", Some(sql.clone()), Value::Null)?;
@@ -512,6 +517,11 @@ impl<D: Database + ?Sized, M: Model + ?Sized> Ask<'_, '_, D, M> {
         }
         if let Some((kind, reason)) = self.absent_scope(&chosen)? {
             return self.refuse(kind, reason);
+        }
+        if chosen.fails {
+            if let Some((kind, reason)) = self.unwritten_scope(&chosen.problems.join("; "), Some(&chosen.sql))? {
+                return self.refuse(kind, reason);
+            }
         }
         if let Some((kind, reason)) = self.own_value_scope(&chosen)? {
             return self.refuse(kind, reason);

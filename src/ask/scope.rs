@@ -178,6 +178,22 @@ impl<D: Database + ?Sized, M: Model + ?Sized> Ask<'_, '_, D, M> {
         Ok(Some((kind, reason)))
     }
 
+    /// A run about to end without a query that runs (`failure`: the best attempt's problems, or
+    /// why the model wrote no usable query; `sql`: that attempt, if any), for a question the
+    /// scope stage let through with words that link to nothing because the vote read them as the
+    /// schema's ([`scope::written::unwritten`]): recorded as a second `scope` step. Nothing when
+    /// refusal is off or nothing was let through.
+    pub(super) fn unwritten_scope(&mut self, failure: &str, sql: Option<&str>) -> Result<Option<(scope::Kind, String)>> {
+        if !self.opts.refuse {
+            return Ok(None);
+        }
+        let Some(gap) = self.let_through.as_ref() else { return Ok(None) };
+        let Some((kind, reason)) = scope::written::unwritten(gap, failure) else { return Ok(None) };
+        let data = json!({"kind": kind, "unlinked": gap.unlinked, "names": gap.names, "by": "no query written runs"});
+        self.trace.step(Stage::Scope, Status::Unanswerable, reason.clone(), sql.map(str::to_string), data)?;
+        Ok(Some((kind, reason)))
+    }
+
     /// A query that runs and can only return the values it compares with, for a question that
     /// does not ask for things by their name ([`scope::written::only_its_own_value`]), when the
     /// data says a value is nowhere: no stored value of the compared column matches it in any

@@ -1587,6 +1587,49 @@ fn the_query_written_for_words_the_vote_let_through_is_evidence_too() {
 }
 
 #[test]
+fn words_the_vote_let_through_that_no_query_written_finds_are_missing_data() {
+    // the vote reads "distance", "train" and "station" as the schema's; every query written then fails
+    // on a name the question does not say (so `absent_names` is silent)
+    let bad = "SELECT c.name FROM customers AS c JOIN nosuch AS n ON n.customer_id = c.customer_id";
+    const WALKING: &str = "Which customers live within walking distance of a train station?";
+    let unlinked = ["distance", "train", "station"];
+    let failing = || ScriptedDb::bookshop().plan_fails("nosuch", "relation \"nosuch\" does not exist");
+    let mut model = far(&unlinked, vec![text_reply(ANSWERABLE), sql_reply(bad)]);
+    let e = run(&mut failing(), &mut model, WALKING, json!({"probe": false})).unwrap();
+    assert_eq!((e.status(), e.answered(), e.chosen_sql.as_str()), (Status::Unanswerable, false, ""), "{:?}", stages(&e));
+    assert_eq!(steps_of(&e, Stage::Scope), ["ok", "unanswerable"]);
+    let second = e.steps.iter().filter(|s| s.stage == Stage::Scope).nth(1).unwrap();
+    assert_eq!((second.sql.as_deref(), second.data["kind"].clone(), second.data["by"].clone()), (Some(bad), json!("missing_data"), json!("no query written runs")));
+    assert!(
+        e.reason().contains("holds \"distance\", \"train\", \"station\", and no query written for the question runs (") && e.reason().contains("\"nosuch\" does not exist"),
+        "{}",
+        e.reason()
+    );
+    // the model wrote no usable query at all: the same
+    let mut model = far(&unlinked, vec![text_reply(ANSWERABLE), sql_reply("DELETE FROM books")]);
+    let e = run(&mut ScriptedDb::bookshop(), &mut model, WALKING, json!({"probe": false})).unwrap();
+    assert_eq!((e.status(), steps_of(&e, Stage::Scope)), (Status::Unanswerable, vec!["ok", "unanswerable"]));
+    assert!(e.reason().contains("runs (the model wrote no usable query: the model did not return a usable SQL query"), "{}", e.reason());
+    // refusal off: the run ends in error as before
+    let mut model = far(&unlinked, vec![sql_reply(bad)]);
+    let e = run(&mut failing(), &mut model, WALKING, json!({"probe": false, "refuse": false})).unwrap();
+    assert_eq!((e.status(), e.answered()), (Status::Error, false));
+    // every word links (no vote): a failure is the model's, not a gap
+    let mut model = ScriptedModel::new(vec![sql_reply(bad)]);
+    let e = run(&mut failing(), &mut model, "How many books are there?", json!({"probe": false})).unwrap();
+    assert_eq!((e.status(), steps_of(&e, Stage::Scope)), (Status::Error, vec!["ok"]));
+    // a name no stored value holds is the question's value: its failure says nothing of the data
+    let atlantis = "SELECT c.name FROM customers AS c JOIN nosuch AS n ON n.customer_id = c.customer_id WHERE c.city = 'Atlantis'";
+    let mut model = ScriptedModel::new(vec![sql_reply(atlantis)]);
+    let e = run(&mut failing(), &mut model, "Which customers live in Atlantis?", json!({"probe": false})).unwrap();
+    assert_eq!((e.status(), steps_of(&e, Stage::Scope)), (Status::Error, vec!["ok"]));
+    // a query that runs is judged as before, not refused for the words alone
+    let mut model = far(&["satisfaction", "score"], vec![text_reply(ANSWERABLE), sql_reply(COUNT)]);
+    let e = run(&mut ScriptedDb::bookshop(), &mut model, SATISFACTION, json!({"probe": false})).unwrap();
+    assert!(!e.steps.iter().any(|s| s.data["by"] == json!("no query written runs")), "{:?}", stages(&e));
+}
+
+#[test]
 fn a_question_beyond_the_data_is_refused_without_asking_the_model() {
     let mut model = ScriptedModel::new(vec![sql_reply(COUNT)]);
     let e = run(&mut ScriptedDb::bookshop(), &mut model, "Which author will sell the most books next year?", json!({})).unwrap();
