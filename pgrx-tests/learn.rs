@@ -96,7 +96,8 @@ fn ask_is_shown_the_taught_example_the_embedding_model_finds_and_the_glossary_te
     // the prompt is shown, not the SQL)
     let url = scripted_llm(&["{\"sql\": \"SELECT a.name, count(*) FROM authors AS a JOIN books AS b ON b.author_id = a.author_id WHERE b.pages > 400 GROUP BY a.name\"}"], 10);
     exec(&format!("SET LOCAL nl2sql.llm_endpoint = '{url}'"));
-    let options = "{\"generators\": [\"direct\"], \"probe\": false, \"verify\": false, \"refuse\": false}";
+    // examples shown only when asked for (`examples` is 0 by default)
+    let options = "{\"generators\": [\"direct\"], \"probe\": false, \"verify\": false, \"refuse\": false, \"examples\": 3}";
     let (run_id, rows) = run_question("How many long books did each author write?", options);
     let taught = rows.iter().find(|(s, _, _)| s == "taught").unwrap_or_else(|| panic!("no taught step: {rows:?}"));
     assert_eq!(taught.1, "ok", "{rows:?}");
@@ -105,8 +106,8 @@ fn ask_is_shown_the_taught_example_the_embedding_model_finds_and_the_glossary_te
     assert_eq!(shown["examples"][0]["question"], json!("How many books did each author write?"), "{shown}");
     assert!(shown["examples"][0]["distance"].as_f64().unwrap() < 0.15, "{shown}");
     assert_eq!(shown["terms"][0]["term"], json!("long book"), "{shown}");
-    // with no example to show, the glossary still is
-    let (run_id, _) = run_question("How many long books did each author write?", &options.replace('}', ", \"examples\": 0}"));
+    // with no example shown (the default), the glossary still is
+    let (run_id, _) = run_question("How many long books did each author write?", &options.replace(", \"examples\": 3}", "}"));
     let shown = json_of(&format!("SELECT output FROM nl2sql.steps WHERE run_id = {} AND stage = 'taught'", run_id.unwrap()));
     assert_eq!(shown["examples"], json!([]), "{shown}");
     assert_eq!(shown["terms"][0]["term"], json!("long book"), "{shown}");

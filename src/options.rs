@@ -27,7 +27,11 @@ pub struct Settings {
     pub refuse: bool,
     /// Hand over SQL that is not verified (`unverified`, `ambiguous`) (`nl2sql.answer_unverified`).
     pub answer_unverified: bool,
-    /// Verified examples each generation is shown, at most (`nl2sql.examples`; 0: none).
+    /// Verified examples each generation is shown, at most (`nl2sql.examples`; 0, the default:
+    /// none). With the built-in Qwen2.5-Coder-1.5B, examples shown in a prompt cost more answers
+    /// than they give (Benchmark 11: on the questions no taught example asks again, 14 wins and 41
+    /// losses over eight runs), so none is shown unless a deployment with a larger model sets it;
+    /// a taught example that asks the question again answers it whatever this says (`reuse`).
     pub examples: usize,
     /// The schemas questions are asked of (`nl2sql.schemas`: comma-separated, `*` for all;
     /// empty: the search_path, [`crate::context::schemas`]).
@@ -50,7 +54,7 @@ impl Default for Settings {
             instance_time_ms: 3_000,
             refuse: true,
             answer_unverified: true,
-            examples: 3,
+            examples: 0,
             schemas: String::new(),
         }
     }
@@ -174,7 +178,8 @@ pub struct AskOptions {
     /// others keep their status and explanation, and give no SQL: [`crate::ask::Explanation::answered`]).
     pub answer_unverified: bool,
     /// Verified examples (the nearest, on tables the caller can see) go into every generation, at
-    /// most this many (0: none); the glossary entries the question mentions always do.
+    /// most this many (0, the default: none, [`Settings::examples`]); the glossary entries the
+    /// question mentions always do.
     pub examples: usize,
     /// A verified example that asks the question again ([`crate::ground::same::asked_again`])
     /// answers it with its SQL, verified like any candidate, instead of a fresh generation.

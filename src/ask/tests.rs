@@ -780,7 +780,7 @@ fn example(id: i64, question: &str, sql: &str, distance: f64) -> Example {
 }
 
 #[test]
-fn every_generation_is_shown_the_nearest_visible_examples_and_the_glossary_terms_asked_about() {
+fn a_generation_is_shown_the_nearest_visible_examples_asked_for_and_the_glossary_terms_asked_about() {
     let mut db = split_db();
     db.examples = vec![
         example(7, "Which author wrote the most expensive book?", "SELECT a.name FROM authors AS a JOIN books AS b ON b.author_id = a.author_id ORDER BY b.price DESC LIMIT 1", 0.05),
@@ -797,7 +797,8 @@ fn every_generation_is_shown_the_nearest_visible_examples_and_the_glossary_terms
     // the store finds examples by the masked question; what is shown is judged by the questions
     // as written: the weather is far from books
     model.vectors.insert("What is the weather like?".into(), vec![0.3, -0.2, -0.1]);
-    let e = run(&mut db, &mut model, question, json!({"probe": false, "verify": false, "refuse": false})).unwrap();
+    // (examples are shown only when asked for: `examples` is 0 by default, below)
+    let e = run(&mut db, &mut model, question, json!({"probe": false, "verify": false, "refuse": false, "examples": 3})).unwrap();
     assert!(model.embedded.contains(&"What is the weather like?".to_string()), "{:?}", model.embedded);
     let step = e.steps.iter().find(|s| s.stage == Stage::Taught).unwrap();
     assert_eq!(step.status, Status::Ok);
@@ -817,10 +818,10 @@ fn every_generation_is_shown_the_nearest_visible_examples_and_the_glossary_terms
     assert!(step.detail.ends_with("glossary: \"cheap book\""), "{}", step.detail);
     assert!(model.requests[0].messages.last().unwrap().content.contains("- cheap book: a book under 10 (in SQL: books.price < 10)"));
 
-    // no example shown: the glossary still is, and the examples are searched only for one that
-    // asks the question again
+    // no example shown (the default): the glossary still is, and the examples are searched only
+    // for one that asks the question again
     let mut model = ScriptedModel::new(vec![sql_reply(CHEAPEST)]);
-    let e = run(&mut db, &mut model, "Which author wrote a cheap book?", json!({"probe": false, "verify": false, "refuse": false, "examples": 0})).unwrap();
+    let e = run(&mut db, &mut model, "Which author wrote a cheap book?", json!({"probe": false, "verify": false, "refuse": false})).unwrap();
     let step = e.steps.iter().find(|s| s.stage == Stage::Taught).unwrap();
     assert_eq!(step.detail, "shown: glossary: \"cheap book\"");
     let prompt = &model.requests[0].messages.last().unwrap().content;
@@ -842,7 +843,7 @@ fn every_generation_is_shown_the_nearest_visible_examples_and_the_glossary_terms
         db.failing = failing.into_iter().collect();
         let mut model = ScriptedModel::new(vec![sql_reply(CHEAPEST)]);
         model.embed_fails = embed_fails;
-        let e = run(&mut db, &mut model, "Which author wrote the cheapest book?", json!({"probe": false, "verify": false, "refuse": false})).unwrap();
+        let e = run(&mut db, &mut model, "Which author wrote the cheapest book?", json!({"probe": false, "verify": false, "refuse": false, "examples": 3})).unwrap();
         // what could be read is still shown
         assert_eq!(steps_of(&e, Stage::Taught), ["error", "ok"], "{failing:?} {embed_fails}");
         assert_eq!(e.chosen_sql, CHEAPEST);

@@ -1,7 +1,8 @@
 -- Teaching nl2sql a database: verified question/SQL pairs (nl2sql_teach, nl2sql_examples,
 -- nl2sql_forget) and a glossary of business terms (nl2sql_define, nl2sql_glossary,
--- nl2sql_undefine). Every generation is shown the nearest examples and the terms its question
--- mentions, only those over tables the caller may SELECT. On the sample bookshop.
+-- nl2sql_undefine). Every generation is shown the terms its question mentions and, with nl2sql.examples
+-- (or the option) above its default 0, the nearest examples, only those over tables the caller may
+-- SELECT. On the sample bookshop.
 SET client_min_messages = warning;
 CREATE DATABASE nl2sql_learn;
 \c nl2sql_learn
@@ -46,9 +47,9 @@ SELECT term, meaning, sql FROM nl2sql_glossary() ORDER BY term;
 -- a question is shown the examples that ask nearly the same (cosine distance of the questions with schema
 -- words masked at most 0.2) and the terms it mentions (the `taught` step); the model's SQL is not shown
 -- (a small model's output is not an expected output)
-\set fast '{"generators": ["direct"], "probe": false, "verify": false, "confirm": false, "refuse": false}'
+\set fast '{"generators": ["direct"], "probe": false, "verify": false, "confirm": false, "refuse": false, "examples": 3}'
 SELECT stage, status, detail FROM nl2sql_run('How many long books did each author write?', NULL, :'fast') WHERE stage = 'taught';
--- with no example shown (examples 0), the glossary terms the question names still are
+-- with no example shown (examples 0, the default), the glossary terms the question names still are
 SELECT stage, status, detail FROM nl2sql_run('How many long books did each author write?', NULL, :'fast'::jsonb || '{"examples": 0}') WHERE stage = 'taught';
 
 -- a reader who may SELECT customers only: no example or term over books is listed or shown to them,
