@@ -6,7 +6,7 @@
 //!
 //! | fix | problem | rewrite |
 //! |---|---|---|
-//! | `alias` | a column qualified with an alias whose table lacks it (`T1.order_id`, `order_id` in `T2`'s table) | the alias of the one table in scope that has it; only in a query with one scope (no subqueries), and only when exactly one table in scope has the column; when the query then ranks by an aggregate without a GROUP BY, grouped as `group_by` does, in the same fix. A run whose answer needed it and then reads nothing from a joined table ends `unverified`: the model misread the schema |
+//! | `alias` | a column qualified with an alias whose table lacks it (`T1.order_id`, `order_id` in `T2`'s table) | the alias of the one table in scope that has it; only the outer block's own columns (a subquery is a scope of its own, left as written), and only when exactly one table in its FROM clause has the column; when the query then ranks by an aggregate without a GROUP BY, grouped as `group_by` does, in the same fix. A run whose answer needed it and then reads nothing from a joined table ends `unverified`: the model misread the schema |
 //! | `join_in` | (also) a qualified column whose own table's keys lead to no table that has it, or whose qualifier the FROM clause does not define | read through the key of another table the query reads, when exactly one places it (to the table the qualifier names, when it names one) |
 //! | `join_key` | a join condition `X.c = Y.d` where `X`'s table lacks `c` | `X.k`, where the one single-column foreign key between the two tables on `Y.d` links `X.k`; tried after `needless_join` |
 //! | `numeric_text` | PostgreSQL: "operator does not exist: text > integer": a column stored as text compared with a number | the column cast to `NUMERIC`, when every table the query reads that has it stores it as text |
@@ -245,16 +245,16 @@ fn output_aliases(select: &sqlparser::ast::Select) -> Vec<String> {
 /// Requalify `q.c` where `q`'s table lacks `c` and exactly one table in scope has it, unless that
 /// makes a comparison of the column with itself or a join that no longer connects its two sides
 /// (`ON T1.makeid = T2.makeid` with `makeid` only in `T2`'s table stays as it is: which column of
-/// `T1` was meant is not for a rewrite to guess).
+/// `T1` was meant is not for a rewrite to guess). Only the outer block's own columns: a subquery is
+/// a scope of its own (it may name other tables by the same aliases), left as written, and a
+/// column only a subquery's table has is not the outer block's to take (`T2.song_name … WHERE
+/// T1.age > (SELECT AVG(age) FROM singer)` moves to `T1`; the average stays as it is).
 fn requalify(query: &Query, catalog: &Catalog) -> Option<(Query, String)> {
     let SetExpr::Select(select) = query.body.as_ref() else { return None };
-    if !crate::sql::one_block(query) {
-        return None;
-    }
     let tables = scope(&select.from, catalog)?;
     // each wrong qualifier, and the one table in scope that has the column
     let mut moves: BTreeMap<(String, String), Ident> = BTreeMap::new();
-    let _ = query.visit(&mut ExprReader(|e: &Expr| {
+    let _ = query.visit(&mut OuterExprReader { f: |e: &Expr| {
         let Expr::CompoundIdentifier(parts) = e else { return };
         let [qualifier, column] = parts.as_slice() else { return };
         let Some((_, table)) = tables.get(&qualifier.value.to_lowercase()) else { return };
@@ -265,17 +265,17 @@ fn requalify(query: &Query, catalog: &Catalog) -> Option<(Query, String)> {
         if let [owner] = owners.as_slice() {
             moves.insert((qualifier.value.to_lowercase(), column.value.to_lowercase()), (*owner).clone());
         }
-    }));
+    }, depth: 0 });
     let apply = |moves: &BTreeMap<(String, String), Ident>| {
         let mut fixed = query.clone();
-        let _ = VisitMut::visit(&mut fixed, &mut ExprRewriter(|e: &mut Expr| {
+        let _ = VisitMut::visit(&mut fixed, &mut OuterExprRewriter { f: |e: &mut Expr| {
             let Expr::CompoundIdentifier(parts) = e else { return };
             if let [qualifier, column] = parts.as_mut_slice() {
                 if let Some(owner) = moves.get(&(qualifier.value.to_lowercase(), column.value.to_lowercase())) {
                     *qualifier = owner.clone();
                 }
             }
-        }));
+        }, depth: 0 });
         fixed
     };
     // keep the moves that make nothing degenerate, each judged alone
@@ -636,6 +636,54 @@ impl<F: FnMut(&Expr)> Visitor for ExprReader<F> {
     }
 }
 
+/// [`ExprReader`] over the expressions of the outer query block only: a subquery's are its own.
+struct OuterExprReader<F> {
+    f: F,
+    depth: usize,
+}
+
+impl<F: FnMut(&Expr)> Visitor for OuterExprReader<F> {
+    type Break = ();
+    fn pre_visit_query(&mut self, _q: &Query) -> ControlFlow<()> {
+        self.depth += 1;
+        ControlFlow::Continue(())
+    }
+    fn post_visit_query(&mut self, _q: &Query) -> ControlFlow<()> {
+        self.depth -= 1;
+        ControlFlow::Continue(())
+    }
+    fn pre_visit_expr(&mut self, e: &Expr) -> ControlFlow<()> {
+        if self.depth == 1 {
+            (self.f)(e);
+        }
+        ControlFlow::Continue(())
+    }
+}
+
+/// [`ExprRewriter`] over the expressions of the outer query block only.
+struct OuterExprRewriter<F> {
+    f: F,
+    depth: usize,
+}
+
+impl<F: FnMut(&mut Expr)> sqlparser::ast::VisitorMut for OuterExprRewriter<F> {
+    type Break = ();
+    fn pre_visit_query(&mut self, _q: &mut Query) -> ControlFlow<()> {
+        self.depth += 1;
+        ControlFlow::Continue(())
+    }
+    fn post_visit_query(&mut self, _q: &mut Query) -> ControlFlow<()> {
+        self.depth -= 1;
+        ControlFlow::Continue(())
+    }
+    fn post_visit_expr(&mut self, e: &mut Expr) -> ControlFlow<()> {
+        if self.depth == 1 {
+            (self.f)(e);
+        }
+        ControlFlow::Continue(())
+    }
+}
+
 struct ExprRewriter<F>(F);
 
 impl<F: FnMut(&mut Expr)> sqlparser::ast::VisitorMut for ExprRewriter<F> {
@@ -905,6 +953,18 @@ mod tests {
         assert!(fixes(&ambiguous, "q").is_empty(), "name is in authors and customers");
         let nested = attempt("SELECT T1.order_id FROM customers AS T1 WHERE T1.customer_id IN (SELECT customer_id FROM orders)", &[], &["x"], true);
         assert!(fixes(&nested, "q").is_empty());
+        // the outer block's own columns beside a subquery move; the subquery, a scope of its own
+        // that names another table by the same alias, stays as written
+        let beside = attempt(
+            "SELECT T2.name FROM authors AS T1 JOIN books AS T2 ON T1.author_id = T2.author_id WHERE T2.price > (SELECT AVG(T2.price) FROM books AS T2 WHERE T2.name <> '')",
+            &[],
+            &["PostgreSQL cannot plan it: column t2.name does not exist"],
+            true,
+        );
+        assert_eq!(
+            fixes(&beside, "q").into_iter().filter(|(n, _)| *n == "alias").map(|(_, s)| s).collect::<Vec<_>>(),
+            ["SELECT T1.name FROM authors AS T1 JOIN books AS T2 ON T1.author_id = T2.author_id WHERE T2.price > (SELECT AVG(T2.price) FROM books AS T2 WHERE T2.name <> '')"]
+        );
         // a query that runs is never requalified
         assert!(fixes(&attempt(sql, &[], &["x"], false), "q").is_empty());
     }
