@@ -369,7 +369,16 @@ impl<D: Database + ?Sized, M: Model + ?Sized> Ask<'_, '_, D, M> {
         };
         match detail {
             Some(detail) => self.trace.step(Stage::Taught, Status::Ok, detail, None, data)?,
-            None => self.trace.step(Stage::Taught, Status::Skipped, "no verified example near the question and no glossary term it mentions, on tables you can read", None, data)?,
+            None => {
+                // what was looked for, as configured: with no example shown by default, "none near"
+                // would say that nothing taught is close when only reuse was looked for
+                let detail = match (self.opts.examples, self.opts.reuse) {
+                    (0, true) => "no verified example on tables you can read asks this question again (none is shown in a prompt: nl2sql.examples is 0), and no glossary term it mentions",
+                    (0, false) => "no glossary term it mentions (verified examples are neither shown, nl2sql.examples being 0, nor reused, reuse being off)",
+                    _ => "no verified example near the question and no glossary term it mentions, on tables you can read",
+                };
+                self.trace.step(Stage::Taught, Status::Skipped, detail, None, data)?
+            }
         }
         self.grounding.taught = shown;
         Ok(())

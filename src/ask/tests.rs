@@ -827,11 +827,19 @@ fn a_generation_is_shown_the_nearest_visible_examples_asked_for_and_the_glossary
     let prompt = &model.requests[0].messages.last().unwrap().content;
     assert!(!prompt.contains("Verified questions") && prompt.contains("- cheap book: a book under 10"), "{prompt}");
     assert!(!model.embedded.is_empty(), "searched for reuse");
+    // with nothing to show and none that asks again, the step says what was looked for, not
+    // that nothing taught is near (example 7 is)
+    let mut model = ScriptedModel::new(vec![sql_reply(CHEAPEST)]);
+    let e = run(&mut db, &mut model, question, json!({"probe": false, "verify": false, "refuse": false})).unwrap();
+    let step = e.steps.iter().find(|s| s.stage == Stage::Taught).unwrap();
+    assert_eq!(step.status, Status::Skipped);
+    assert!(step.detail.starts_with("no verified example on tables you can read asks this question again (none is shown in a prompt: nl2sql.examples is 0)"), "{}", step.detail);
     // and neither shown nor reused: not searched
     let mut model = ScriptedModel::new(vec![sql_reply(CHEAPEST)]);
     let e = run(&mut db, &mut model, question, json!({"probe": false, "verify": false, "refuse": false, "examples": 0, "reuse": false})).unwrap();
     // (the glossary is read: its one term the question names is over a table the caller cannot see)
     assert_eq!(steps_of(&e, Stage::Taught), ["skipped"]);
+    assert!(e.steps.iter().any(|s| s.stage == Stage::Taught && s.detail.starts_with("no glossary term it mentions (verified examples are neither shown")));
     assert!(model.embedded.is_empty(), "{:?}", model.embedded);
     assert!(!model.requests[0].messages.last().unwrap().content.contains("Verified questions"));
 

@@ -244,7 +244,11 @@ fn abbreviates(short: &str, long: &str) -> bool {
 /// A link by attribute is weaker than one by name: the word names a kind of value ("age",
 /// "price"). When the question names tables, it counts only on one of them ("the age of each
 /// customer" is not read from the employees' birth dates). A stored value links a word as written
-/// ("the salary of each driver" does not link to a driver whose reference is `sala`).
+/// ("the salary of each driver" does not link to a driver whose reference is `sala`), and never
+/// links a word asked as an attribute of every row ([`Word::of_each`]): "the tempo of each track"
+/// is not answered by the track named "Tempo", nor "the author of each document" by a structure
+/// described as "Author section" (on `spider_train`, no answerable question's attribute of each
+/// row linked by a value alone; three unanswerable ones of the tuning half did).
 pub fn link(words: &[Word], names: &[Name], values: &[(String, String)], nearest: &mut dyn FnMut(&str) -> Vec<(String, f32)>, threshold: f32) -> Vec<Link> {
     // every name each word matches: the first is its link; their tables are the tables the
     // question names, all of them ("product" names `products` as well as `product_suppliers`)
@@ -264,6 +268,9 @@ pub fn link(words: &[Word], names: &[Name], values: &[(String, String)], nearest
                 })
             };
             let by_value = || {
+                if w.of_each {
+                    return None;
+                }
                 values
                     .iter()
                     .find(|(_, v)| tokens_of_text(v).iter().any(|t| spelled_alike(&w.text, t)))
@@ -411,6 +418,14 @@ mod tests {
         let words = super::super::words::content_words("orders of science fiction");
         let l = link(&words, &names(&shop), &[("books.genre".into(), "science fiction".into())], &mut |_| vec![], 0.5);
         assert_eq!(l[1].to, Some(("books.genre".into(), LinkedBy::Value)));
+        // but not a word asked as an attribute of every row: a book titled "Tempo" is no tempo
+        let values = [("books.title".to_string(), "Tempo".to_string())];
+        for (question, linked) in [("the tempo of each book", false), ("the tempo for every book", false), ("books with tempo in the title", true), ("the tempo of the book", true)] {
+            let words = super::super::words::content_words(question);
+            let l = link(&words, &names(&shop), &values, &mut |_| vec![], 0.5);
+            let tempo = l.iter().find(|l| l.word == "tempo").unwrap();
+            assert_eq!(tempo.to.is_some(), linked, "{question}: {tempo:?}");
+        }
         // by meaning, at or above the threshold only
         let words = super::super::words::content_words("the wages of authors");
         let close = |w: &str| if w == "wages" { vec![("authors.royalty".to_string(), 0.62)] } else { vec![] };

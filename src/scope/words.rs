@@ -16,6 +16,11 @@ pub struct Word {
     /// "directed") that a schema spells as a table or a column, or nothing at all ("happened");
     /// a soft word that links to nothing is no evidence that data is missing.
     pub soft: bool,
+    /// The word heads an attribute asked of every row: "the tempo *of each* track", "the author
+    /// *for every* document", "the price *of all* products". What it names must be a column
+    /// (or what one computes), not a stored value: a row whose value holds the word is what a
+    /// filter finds, not an attribute of each row.
+    pub of_each: bool,
 }
 
 /// The content words of `question`, each once, in order.
@@ -53,7 +58,8 @@ pub fn content_words(question: &str) -> Vec<Word> {
             || text.ends_with("ly")
             || lexicon::is_verb_form(&text)
             || (!t.sentence_start && lexicon::homograph_as_verb(before.as_deref(), &text, after.as_deref()));
-        out.push(Word { text, soft });
+        let of_each = matches!(after.as_deref(), Some("of" | "for")) && matches!(lower_at(i + 2).as_deref(), Some("each" | "every" | "all"));
+        out.push(Word { text, soft, of_each });
     }
     out
 }
