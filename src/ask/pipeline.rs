@@ -526,6 +526,9 @@ impl<D: Database + ?Sized, M: Model + ?Sized> Ask<'_, '_, D, M> {
         if let Some((kind, reason)) = self.own_value_scope(&chosen)? {
             return self.refuse(kind, reason);
         }
+        if let Some((kind, reason)) = self.unlinked_value_scope(&chosen)? {
+            return self.refuse(kind, reason);
+        }
         self.finish(chosen, true)
     }
 

@@ -211,21 +211,7 @@ impl<D: Database + ?Sized, M: Model + ?Sized> Ask<'_, '_, D, M> {
         if compared.is_empty() {
             return Ok(None);
         }
-        // each value in order: nowhere when no stored value of its column matches it and no
-        // column near holds it; a condition of its own that is nowhere decides, so the values
-        // after it are not read
-        let mut nowhere = Vec::with_capacity(compared.len());
-        for c in compared.iter() {
-            let stored = match self.db.run(&crate::checks::literals::stored_variants_sql(&c.literal), 1) {
-                Ok(crate::result::Outcome::Rows(r)) => !r.rows.is_empty(),
-                _ => return Ok(None),
-            };
-            let absent = !stored && self.held_in_data(std::slice::from_ref(&c.literal.core()), &checked.query).is_empty();
-            nowhere.push(absent);
-            if absent && c.alone {
-                break;
-            }
-        }
+        let Some(nowhere) = self.nowhere(&compared, &checked.query) else { return Ok(None) };
         let Some(scope::written::OwnValue { literal, .. }) = scope::written::decisive(&compared, &nowhere) else { return Ok(None) };
         let core = literal.core();
         let (t, c) = (&literal.rel.name, &literal.column);
@@ -237,6 +223,62 @@ impl<D: Database + ?Sized, M: Model + ?Sized> Ask<'_, '_, D, M> {
         let data = json!({"kind": kind, "column": format!("{}.{c}", literal.rel), "value": literal.value, "by": "a query that can only return its own value, and the data"});
         self.trace.step(Stage::Scope, Status::Unanswerable, reason.clone(), Some(chosen.sql.clone()), data)?;
         Ok(Some((kind, reason)))
+    }
+
+    /// A query that runs in which the model wrote a word the vote let through (one that links to
+    /// nothing) as a stored value ([`scope::written::unlinked_as_values`]), when the data says the
+    /// value is nowhere: no stored value of the compared column matches it in any case, and no
+    /// text column of the tables the query reads, or of their neighbours, holds it (read now, as
+    /// the caller); one such value suffices when it is a condition of its own, otherwise every
+    /// one must be nowhere ([`scope::written::decisive`]). The database does not record the
+    /// category the question asks about; recorded as a second `scope` step with the query.
+    /// Nothing when refusal is off, nothing was let through, or a read fails.
+    pub(super) fn unlinked_value_scope(&mut self, chosen: &super::repair::Attempt) -> Result<Option<(scope::Kind, String)>> {
+        if !self.opts.refuse || chosen.fails {
+            return Ok(None);
+        }
+        let Some(gap) = self.let_through.clone() else { return Ok(None) };
+        // words only: a proper name no stored value holds is the question's value ("orders from
+        // Atlantis": no rows), even when it is all the vote was asked about
+        let unlinked: Vec<String> = gap.unlinked.iter().filter(|w| !gap.names.iter().any(|n| n.eq_ignore_ascii_case(w))).cloned().collect();
+        let Ok(checked) = crate::sql::check_query(&chosen.sql) else { return Ok(None) };
+        let compared = scope::written::unlinked_as_values(&checked.query, &self.catalog, &unlinked);
+        if compared.is_empty() {
+            return Ok(None);
+        }
+        let Some(nowhere) = self.nowhere(&compared, &checked.query) else { return Ok(None) };
+        let Some(scope::written::OwnValue { literal, .. }) = scope::written::decisive(&compared, &nowhere) else { return Ok(None) };
+        let core = literal.core();
+        let (t, c) = (&literal.rel.name, &literal.column);
+        let words: Vec<String> = unlinked.iter().map(|w| format!("\"{w}\"")).collect();
+        let reason = format!(
+            "the question needs knowledge the database does not store: no table, column or stored value holds {}, and the query the model wrote compares {t}.{c} with '{}' as if it were one of its values, but no stored value of {t}.{c} matches it, nor does any column of the tables it reads or of their neighbours hold \"{core}\": the database does not record which rows are \"{core}\"",
+            words.join(", "),
+            literal.value.replace('\'', "''")
+        );
+        let kind = scope::Kind::OutsideKnowledge;
+        let data = json!({"kind": kind, "column": format!("{}.{c}", literal.rel), "value": literal.value, "unlinked": unlinked, "by": "a word that links to nothing written as a value, and the data"});
+        self.trace.step(Stage::Scope, Status::Unanswerable, reason.clone(), Some(chosen.sql.clone()), data)?;
+        Ok(Some((kind, reason)))
+    }
+
+    /// For each value compared, in order, whether it is nowhere: no stored value of its column
+    /// matches it (in any case) and no column near holds it. A condition of its own that is
+    /// nowhere decides, so the values after it are not read. `None` when a read fails.
+    fn nowhere(&mut self, compared: &[scope::written::OwnValue], query: &sqlparser::ast::Query) -> Option<Vec<bool>> {
+        let mut nowhere = Vec::with_capacity(compared.len());
+        for c in compared {
+            let stored = match self.db.run(&crate::checks::literals::stored_variants_sql(&c.literal), 1) {
+                Ok(crate::result::Outcome::Rows(r)) => !r.rows.is_empty(),
+                _ => return None,
+            };
+            let absent = !stored && self.held_in_data(std::slice::from_ref(&c.literal.core()), query).is_empty();
+            nowhere.push(absent);
+            if absent && c.alone {
+                break;
+            }
+        }
+        Some(nowhere)
     }
 
     /// Which of `names` a text column of the tables `query` reads, or of their neighbours by a

@@ -1518,6 +1518,41 @@ fn a_query_that_can_only_return_the_value_it_compares_with_and_the_data_holds_no
 }
 
 #[test]
+fn a_word_the_vote_let_through_written_as_a_value_the_data_holds_nowhere_is_refused() {
+    // "capital" links to nothing; the vote reads it as the schema's; the model writes it as a
+    // country, and no stored country is one
+    let capital = "SELECT name FROM authors WHERE country ILIKE '%capital cities%'";
+    let question = "Which authors come from capital cities?";
+    let none = || rows(&["name"], json!([]));
+    let replies = || vec![text_reply(ANSWERABLE), sql_reply(capital), sql_reply(capital), sql_reply(capital), sql_reply(capital)];
+    let mut db = ScriptedDb::bookshop().answer("ILIKE '%capital cities%'", none());
+    let e = run(&mut db, &mut far(&["capital"], replies()), question, json!({"probe": false})).unwrap();
+    assert_eq!((e.status(), e.answered(), e.chosen_sql.as_str()), (Status::Unanswerable, false, ""), "{:?}", stages(&e));
+    let second = e.steps.iter().filter(|s| s.stage == Stage::Scope).nth(1).expect("a second scope step");
+    assert_eq!((second.sql.as_deref(), second.data["kind"].clone(), second.data["column"].clone()), (Some(capital), json!("outside_knowledge"), json!("public.authors.country")));
+    assert!(e.reason().contains("no table, column or stored value holds \"capital\"") && e.reason().contains("compares authors.country with '%capital cities%'"), "{}", e.reason());
+    // a column of the tables it reads holds it: the query's mistake, not a gap
+    let mut db = ScriptedDb::bookshop().answer("bool_or", rows(&["held"], json!([[true]]))).answer("ILIKE '%capital cities%'", none());
+    let e = run(&mut db, &mut far(&["capital"], replies()), question, json!({"probe": false})).unwrap();
+    assert_ne!(e.status(), Status::Unanswerable, "{:?}", stages(&e));
+    // a stored country matches: its answer is those authors
+    let e = run(&mut ScriptedDb::bookshop(), &mut far(&["capital"], replies()), question, json!({"probe": false})).unwrap();
+    assert_ne!(e.status(), Status::Unanswerable, "{:?}", stages(&e));
+    // a proper name no stored value holds is the question's value: no rows, not a refusal
+    let atlantis = "SELECT name FROM authors WHERE country = 'Atlantis'";
+    let mut db = ScriptedDb::bookshop().answer("'Atlantis'", none());
+    let mut model = ScriptedModel::new(vec![sql_reply(atlantis), sql_reply(atlantis), sql_reply(atlantis), sql_reply(atlantis)]);
+    let e = run(&mut db, &mut model, "Which authors come from Atlantis?", json!({"probe": false})).unwrap();
+    assert_ne!(e.status(), Status::Unanswerable, "{:?}", stages(&e));
+    // refusal off
+    let mut db = ScriptedDb::bookshop().answer("ILIKE '%capital cities%'", none());
+    let mut without_vote = replies();
+    let _ = without_vote.remove(0);
+    let e = run(&mut db, &mut far(&["capital"], without_vote), question, json!({"probe": false, "refuse": false})).unwrap();
+    assert!(e.answered() && e.chosen_sql == capital, "{:?}", stages(&e));
+}
+
+#[test]
 fn the_query_written_for_words_the_vote_let_through_is_evidence_too() {
     // values the question does not name: knowledge the model brought
     let invented = "SELECT name FROM authors WHERE country IN ('Germany', 'France', 'Italy')";

@@ -410,7 +410,7 @@ pub struct OwnValue {
 /// of the column is returned, sorted as [`literals::comparisons`] sorts them (none for a question
 /// in another language, one that names things, or a query of another shape).
 pub fn only_its_own_value(query: &Query, catalog: &Catalog, question: &str) -> Vec<OwnValue> {
-    use sqlparser::ast::{BinaryOperator, Distinct, SetExpr};
+    use sqlparser::ast::{Distinct, SetExpr};
     if !crate::lexicon::reads_english(question) || question.contains(['\'', '"', '“', '‘']) {
         return Vec::new();
     }
@@ -441,25 +441,63 @@ pub fn only_its_own_value(query: &Query, catalog: &Catalog, question: &str) -> V
     let of_returned = |l: &literals::Literal| {
         matches!(l.op, literals::Op::Equals | literals::Op::Matches) && !l.cast && (l.rel.clone(), l.column.clone()) == returned && !l.core().is_empty()
     };
-    // the conditions of their own: the same query with only the top-level terms that compare
-    // one value, read by the same reading of comparisons
-    let alone: Vec<literals::Literal> = {
-        let own: Vec<Expr> = select
-            .selection
-            .iter()
-            .flat_map(crate::checks::conjuncts)
-            .filter(|t| matches!(t, Expr::BinaryOp { op: BinaryOperator::Eq, .. } | Expr::Like { negated: false, .. } | Expr::ILike { negated: false, .. }))
-            .cloned()
-            .collect();
-        let mut only = query.clone();
-        if let SetExpr::Select(s) = only.body.as_mut() {
-            s.selection = own.into_iter().reduce(|a, b| Expr::BinaryOp { left: Box::new(a), op: BinaryOperator::And, right: Box::new(b) });
-        }
-        literals::comparisons(&only, catalog).into_iter().filter(|l| of_returned(l)).collect()
-    };
+    let alone: Vec<literals::Literal> = conditions_of_their_own(query, catalog).into_iter().filter(|l| of_returned(l)).collect();
     literals::comparisons(query, catalog)
         .into_iter()
         .filter(|l| of_returned(l))
+        .map(|literal| OwnValue { alone: alone.contains(&literal), literal })
+        .collect()
+}
+
+/// The conditions of their own of a query of one block: the comparisons of a string with a
+/// column (`=`, `LIKE`, `ILIKE`) that are terms of its WHERE's top-level `AND`, which every row
+/// returned meets (not under an `OR`, not one value of an `IN` list); none for a query of several
+/// blocks.
+fn conditions_of_their_own(query: &Query, catalog: &Catalog) -> Vec<literals::Literal> {
+    use sqlparser::ast::{BinaryOperator, SetExpr};
+    let SetExpr::Select(select) = query.body.as_ref() else { return Vec::new() };
+    if !crate::sql::one_block(query) {
+        return Vec::new();
+    }
+    let own: Vec<Expr> = select
+        .selection
+        .iter()
+        .flat_map(crate::checks::conjuncts)
+        .filter(|t| matches!(t, Expr::BinaryOp { op: BinaryOperator::Eq, .. } | Expr::Like { negated: false, .. } | Expr::ILike { negated: false, .. }))
+        .cloned()
+        .collect();
+    let mut only = query.clone();
+    if let SetExpr::Select(s) = only.body.as_mut() {
+        s.selection = own.into_iter().reduce(|a, b| Expr::BinaryOp { left: Box::new(a), op: BinaryOperator::And, right: Box::new(b) });
+    }
+    literals::comparisons(&only, catalog)
+}
+
+/// The comparisons of a query that runs in which the model wrote, as a stored value, a word of
+/// the question that links to nothing (`unlinked`, the words the scope stage's vote let through):
+/// "Which festivals take place in European capital cities?" → `WHERE location ILIKE 'European
+/// capital cities'`. Each is marked a condition of its own or not, as [`only_its_own_value`]
+/// marks them. It is evidence only with the data's word, read by the caller as for
+/// [`only_its_own_value`] ([`decisive`]): no stored value of the column matches the value, and no
+/// text column of the tables the query reads, or of their neighbours, holds it. A category the
+/// database does not record, written by the model as if it were one of the column's values; a
+/// proper name no stored value holds ("orders from Atlantis") is no unlinked word (it is one of
+/// the gap's names), and stays the question's value, whose answer is no rows. Any shape of
+/// query: the value need not be what it returns.
+pub fn unlinked_as_values(query: &Query, catalog: &Catalog, unlinked: &[String]) -> Vec<OwnValue> {
+    if unlinked.is_empty() {
+        return Vec::new();
+    }
+    let unfolded = without_case_folding(query);
+    let alone = conditions_of_their_own(&unfolded, catalog);
+    let writes_unlinked = |l: &literals::Literal| {
+        let core = l.core().to_lowercase();
+        let words: Vec<&str> = core.split(|c: char| !c.is_alphanumeric()).filter(|w| !w.is_empty()).collect();
+        unlinked.iter().any(|u| words.iter().any(|w| singular(w) == singular(&u.to_lowercase())))
+    };
+    literals::comparisons(&unfolded, catalog)
+        .into_iter()
+        .filter(|l| matches!(l.op, literals::Op::Equals | literals::Op::Matches) && !l.cast && writes_unlinked(l))
         .map(|literal| OwnValue { alone: alone.contains(&literal), literal })
         .collect()
 }
@@ -856,6 +894,29 @@ mod tests {
         assert!(decisive(&or, &[true]).is_none());
         // ... but a condition of its own read as nowhere decides before the rest is read
         assert_eq!(values(decisive(&and, &[true])), Some(and[0].literal.value.clone()));
+    }
+
+    #[test]
+    fn a_word_that_links_to_nothing_written_as_a_value_is_read() {
+        let shop = bookshop();
+        let unlinked = words(&["capital", "cities"]);
+        let read = |sql: &str| unlinked_as_values(&query(sql), &shop, &unlinked);
+        // a condition of its own, on a column the query does not return
+        let c = read("SELECT title FROM books JOIN authors ON authors.author_id = books.author_id WHERE authors.country ILIKE 'European capital cities'");
+        assert_eq!(c.len(), 1);
+        assert_eq!((c[0].literal.column.as_str(), c[0].literal.value.as_str(), c[0].alone), ("country", "European capital cities", true));
+        // in another case, in the singular, as a pattern
+        let c = read("SELECT name FROM authors WHERE lower(country) LIKE '%capital city%'");
+        assert_eq!((c.len(), c[0].alone), (1, true));
+        // under an OR: not a condition of its own
+        let c = read("SELECT name FROM authors WHERE country = 'capital' OR country = 'France'");
+        assert_eq!((c.len(), c[0].alone), (1, false));
+        // a value without such a word, a number, or nothing let through: nothing read
+        assert!(read("SELECT name FROM authors WHERE country = 'Atlantis'").is_empty());
+        assert!(read("SELECT title FROM books WHERE price > 12").is_empty());
+        assert!(unlinked_as_values(&query("SELECT name FROM authors WHERE country = 'capital'"), &shop, &[]).is_empty());
+        // a word inside another is no such word ("capitalism" is not "capital")
+        assert!(read("SELECT name FROM authors WHERE country = 'capitalism'").is_empty());
     }
 
     #[test]
