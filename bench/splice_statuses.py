@@ -7,7 +7,7 @@ question in the latest run that asked it. This program replays the files in the 
 refused share of each half after each file, and the held-out figure of the measuring half (without the questions a
 rule read off that half refuses, `--held-out`).
 
-    bench/splice_statuses.py                      # the default chain, as docs/benchmarks.md records it
+    bench/splice_statuses.py                      # the standing chain (the latest figures in docs/benchmarks.md)
     bench/splice_statuses.py --then FILE [...]    # the default chain, then newer runs
     bench/splice_statuses.py --tune F1 F2 --measure F3 F4
 """
@@ -25,6 +25,8 @@ TUNE = [
     "answerability_statuses_tune_left_dcd241a.jsonl",
     "answerability_statuses_history_e4be094.jsonl",
     "answerability_statuses_unwritten_c90d508.jsonl",
+    "answerability_statuses_of_each_45a6c06.jsonl",
+    "answerability_statuses_tune_left_a75ad6e.jsonl",
 ]
 MEASURE = [
     "answerability_statuses_measure_3f36e64.jsonl",
@@ -32,6 +34,7 @@ MEASURE = [
     "answerability_statuses_measure_left_a7d930a.jsonl",
     "answerability_statuses_history_e4be094.jsonl",
     "answerability_statuses_unwritten_c90d508.jsonl",
+    "answerability_statuses_measure_left_a75ad6e.jsonl",
 ]
 # The advice pattern ("how can/should X ...") was read off these three measuring questions (thirty-first session).
 HELD_OUT = [141, 157, 291]
