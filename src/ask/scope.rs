@@ -203,16 +203,8 @@ impl<D: Database + ?Sized, M: Model + ?Sized> Ask<'_, '_, D, M> {
     /// asks for a category or a fact of its things that the database does not record; recorded
     /// as a second `scope` step with the query. Nothing when refusal is off, or when a read fails.
     pub(super) fn own_value_scope(&mut self, chosen: &super::repair::Attempt) -> Result<Option<(scope::Kind, String)>> {
-        if !self.opts.refuse || chosen.fails {
-            return Ok(None);
-        }
-        let Ok(checked) = crate::sql::check_query(&chosen.sql) else { return Ok(None) };
-        let compared = scope::written::only_its_own_value(&checked.query, &self.catalog, self.question.text);
-        if compared.is_empty() {
-            return Ok(None);
-        }
-        let Some(nowhere) = self.nowhere(&compared, &checked.query) else { return Ok(None) };
-        let Some(scope::written::OwnValue { literal, .. }) = scope::written::decisive(&compared, &nowhere) else { return Ok(None) };
+        let question = self.question.text;
+        let Some(literal) = self.nowhere_in_data(chosen, |query, catalog| scope::written::only_its_own_value(query, catalog, question)) else { return Ok(None) };
         let core = literal.core();
         let (t, c) = (&literal.rel.name, &literal.column);
         let reason = format!(
@@ -234,26 +226,16 @@ impl<D: Database + ?Sized, M: Model + ?Sized> Ask<'_, '_, D, M> {
     /// category the question asks about; recorded as a second `scope` step with the query.
     /// Nothing when refusal is off, nothing was let through, or a read fails.
     pub(super) fn unlinked_value_scope(&mut self, chosen: &super::repair::Attempt) -> Result<Option<(scope::Kind, String)>> {
-        if !self.opts.refuse || chosen.fails {
-            return Ok(None);
-        }
-        let Some(gap) = self.let_through.clone() else { return Ok(None) };
+        let Some(gap) = self.let_through.as_ref() else { return Ok(None) };
         // words only: a proper name no stored value holds is the question's value ("orders from
         // Atlantis": no rows), even when it is all the vote was asked about
         let unlinked: Vec<String> = gap.unlinked.iter().filter(|w| !gap.names.iter().any(|n| n.eq_ignore_ascii_case(w))).cloned().collect();
-        let Ok(checked) = crate::sql::check_query(&chosen.sql) else { return Ok(None) };
-        let compared = scope::written::unlinked_as_values(&checked.query, &self.catalog, &unlinked);
-        if compared.is_empty() {
-            return Ok(None);
-        }
-        let Some(nowhere) = self.nowhere(&compared, &checked.query) else { return Ok(None) };
-        let Some(scope::written::OwnValue { literal, .. }) = scope::written::decisive(&compared, &nowhere) else { return Ok(None) };
+        let Some(literal) = self.nowhere_in_data(chosen, |query, catalog| scope::written::unlinked_as_values(query, catalog, &unlinked)) else { return Ok(None) };
         let core = literal.core();
         let (t, c) = (&literal.rel.name, &literal.column);
-        let words: Vec<String> = unlinked.iter().map(|w| format!("\"{w}\"")).collect();
         let reason = format!(
             "the question needs knowledge the database does not store: no table, column or stored value holds {}, and the query the model wrote compares {t}.{c} with '{}' as if it were one of its values, but no stored value of {t}.{c} matches it, nor does any column of the tables it reads or of their neighbours hold \"{core}\": the database does not record which rows are \"{core}\"",
-            words.join(", "),
+            quoted(&unlinked),
             literal.value.replace('\'', "''")
         );
         let kind = scope::Kind::OutsideKnowledge;
@@ -262,23 +244,38 @@ impl<D: Database + ?Sized, M: Model + ?Sized> Ask<'_, '_, D, M> {
         Ok(Some((kind, reason)))
     }
 
-    /// For each value compared, in order, whether it is nowhere: no stored value of its column
-    /// matches it (in any case) and no column near holds it. A condition of its own that is
-    /// nowhere decides, so the values after it are not read. `None` when a read fails.
-    fn nowhere(&mut self, compared: &[scope::written::OwnValue], query: &sqlparser::ast::Query) -> Option<Vec<bool>> {
+    /// The comparison of the query a run ends with that the data shows can match nothing
+    /// ([`scope::written::decisive`]), among those `compared_in` reads from it: each value in
+    /// order is nowhere when no stored value of its column matches it (in any case) and no column
+    /// near holds it, read as the caller; a condition of its own that is nowhere decides, so the
+    /// values after it are not read. `None` when refusal is off, the query fails or does not
+    /// parse, nothing is compared, nothing decides, or a read fails.
+    fn nowhere_in_data(
+        &mut self,
+        chosen: &super::repair::Attempt,
+        compared_in: impl FnOnce(&sqlparser::ast::Query, &crate::catalog::Catalog) -> Vec<scope::written::OwnValue>,
+    ) -> Option<crate::checks::literals::Literal> {
+        if !self.opts.refuse || chosen.fails {
+            return None;
+        }
+        let checked = crate::sql::check_query(&chosen.sql).ok()?;
+        let compared = compared_in(&checked.query, &self.catalog);
+        if compared.is_empty() {
+            return None;
+        }
         let mut nowhere = Vec::with_capacity(compared.len());
-        for c in compared {
+        for c in &compared {
             let stored = match self.db.run(&crate::checks::literals::stored_variants_sql(&c.literal), 1) {
                 Ok(crate::result::Outcome::Rows(r)) => !r.rows.is_empty(),
                 _ => return None,
             };
-            let absent = !stored && self.held_in_data(std::slice::from_ref(&c.literal.core()), query).is_empty();
+            let absent = !stored && self.held_in_data(std::slice::from_ref(&c.literal.core()), &checked.query).is_empty();
             nowhere.push(absent);
             if absent && c.alone {
                 break;
             }
         }
-        Some(nowhere)
+        scope::written::decisive(&compared, &nowhere).map(|c| c.literal.clone())
     }
 
     /// Which of `names` a text column of the tables `query` reads, or of their neighbours by a
