@@ -16,7 +16,7 @@
 //! | `nulls_last` | `null_order`: a nullable column ranked DESC holds NULLs, which PostgreSQL sorts first | `NULLS LAST` on the DESC keys without a NULLS clause |
 //! | `group_by` | PostgreSQL: a column "must appear in the GROUP BY clause" | the column added to the GROUP BY; in a query that ranks by an aggregate (`ORDER BY COUNT(*) DESC LIMIT 1`) and has no GROUP BY, a grouping by what it selects (and any column it also ranks by) |
 //! | `distinct_order` | PostgreSQL: "for SELECT DISTINCT, ORDER BY expressions must appear in select list" | a grouping by the selected expressions, each other ORDER BY key under `max` (DESC) or `min` (ASC) |
-//! | `needless_join` | a table joined in that the answer takes nothing from and the question does not name, whose join changes the rows (`check:needless_join`), or in a query that fails to plan | the join removed (leaf first, so a bridge to it goes too) |
+//! | `needless_join` | a table joined in that the answer takes nothing from and the question does not name, whose join changes the rows (`check:needless_join`), or is on columns that cannot join (`check:join`), or in a query that fails to plan | the join removed (leaf first, so a bridge to it goes too) |
 //! | `fan_out` | a count a one-to-many join inflates, shown by the data (`check:fan_out`) | `COUNT(DISTINCT <key>)` of the counted table |
 //! | `columns` | a column the question does not ask for (`check:columns`: a ranking or HAVING key named only in the phrase that ranks, an identifier beside other columns of its table) | the column removed from the output (an ORDER BY that named it by its alias names the expression) |
 //! | `literal` | a text literal the column holds only in another case or with other spaces (`check:literal`) | the literal replaced by the one stored value it matches (from the stored values the verification read as the caller; `Verified::literal_fix`) |
@@ -133,8 +133,10 @@ pub fn propose(current: &Attempt, catalog: &Catalog, question: &str, constraints
     }
     // a join the answer takes nothing from: judged by the data when the query runs; when it
     // fails, its removal is tried anyway (kept only if the query then runs: the failure was in
-    // the join, `ON T1.uid = T2.airline` where T2 has no such column)
-    if current.fails || violated("check:needless_join") {
+    // the join, `ON T1.uid = T2.airline` where T2 has no such column); so when the join is on
+    // columns that cannot join (`check:join`: not the key, or the ids of two different things),
+    // where its rows are chance and the answer may equal the one without it only by chance
+    if current.fails || violated("check:needless_join") || violated("check:join") {
         push(
             "needless_join",
             crate::checks::needless_join::needless(q, catalog, question).map(|n| {
@@ -1247,6 +1249,11 @@ mod tests {
         assert_eq!(fixes(&attempt(sql, &["check:needless_join"], &["x"], false), "Which authors are from Peru?"), removed);
         // named by the question: the join stays
         assert!(fixes(&attempt(sql, &["check:needless_join"], &["x"], false), "Which authors from Peru wrote books?").is_empty());
+        // a join on columns that cannot join (an author's id equal to a book's): its rows are
+        // chance, whatever the data shows today
+        let by_chance = "SELECT T1.name FROM authors AS T1 JOIN books AS T2 ON T1.author_id = T2.book_id WHERE T1.country = 'Peru'";
+        assert_eq!(fixes(&attempt(by_chance, &["check:join"], &["x"], false), "Which authors are from Peru?"), removed);
+        assert!(fixes(&attempt(by_chance, &["check:join"], &["x"], false), "Which authors from Peru wrote books?").is_empty());
     }
 
     #[test]

@@ -4,7 +4,7 @@
 //!
 //! | checker | fires on |
 //! |---|---|
-//! | `join` | `OR` or `IN` in a join condition; two tables joined on columns that are not their foreign key |
+//! | `join` | `OR` or `IN` in a join condition; two tables joined on columns that are not their foreign key; two tables no foreign key connects joined on the ids of two different things (`channel.channel_id = program.program_id`) ([`ids_of_different_things`]) |
 //! | `needless_join` | a table joined in that the answer takes nothing from and the question does not name, when the data shows the join changes the rows ([`needless_join`]) |
 //! | `both` | "… in both 2014 and 2015" answered by `year IN ('2014', '2015')` (or an OR of the two): rows with either value, when the data shows the things that have both are others ([`both`]) |
 //! | `order_by` | `ORDER BY` on a query that aggregates into one row (no `GROUP BY`) |
@@ -382,7 +382,13 @@ fn check_joins(select: &Select, catalog: &Catalog, out: &mut Vec<Finding>) {
                     continue;
                 }
                 let keys: Vec<_> = catalog.keys_between(&ra, &rb).collect();
-                if keys.is_empty() || names_the_key(&ra, &ca, &rb, &cb, catalog) {
+                if keys.is_empty() {
+                    if let Some(message) = ids_of_different_things(c, (&ra, &ca), (&rb, &cb), catalog) {
+                        out.push(finding("join", Severity::Repair, message));
+                    }
+                    continue;
+                }
+                if names_the_key(&ra, &ca, &rb, &cb, catalog) {
                     continue;
                 }
                 let on_key = keys.iter().any(|fk| {
@@ -403,6 +409,56 @@ fn check_joins(select: &Select, catalog: &Catalog, out: &mut Vec<Finding>) {
             }
         }
     }
+}
+
+/// The thing a column identifies: the table whose rows its values name. A column of a
+/// single-column foreign key names the rows of the table it references (followed on, so the key
+/// of a table that is itself a reference to another names that other's rows); a table's
+/// single-column primary key names its own rows. Any other column identifies nothing.
+fn identified_by(rel: &RelName, column: &str, catalog: &Catalog) -> Option<RelName> {
+    let (mut table, mut column) = (rel.clone(), column.to_string());
+    let mut referenced = None;
+    // a chain of references is short; the bound stops a cycle of keys
+    for _ in 0..8 {
+        let next = catalog.foreign_keys.iter().find(|fk| {
+            fk.from == table && fk.from_columns.len() == 1 && fk.from_columns[0].eq_ignore_ascii_case(&column) && fk.to != table
+        });
+        match next {
+            Some(fk) => {
+                referenced = Some(fk.to.clone());
+                (table, column) = (fk.to.clone(), fk.to_columns[0].clone());
+            }
+            None => break,
+        }
+    }
+    referenced.or_else(|| {
+        catalog.table(rel).filter(|t| t.primary_key.len() == 1 && t.primary_key[0].eq_ignore_ascii_case(column.as_str())).map(|_| rel.clone())
+    })
+}
+
+/// `a.ca = b.cb` joining two tables no foreign key connects, when each column identifies a thing
+/// ([`identified_by`]) and the two things differ (`channel.channel_id = program.program_id`,
+/// `artists.id = customers.support_rep_id`): a channel's number equal to a program's says nothing
+/// of either, so the rows it pairs are chance. The finding names the tables that link the two, when
+/// the foreign keys connect them through others.
+fn ids_of_different_things(condition: &Expr, (ra, ca): (&RelName, &str), (rb, cb): (&RelName, &str), catalog: &Catalog) -> Option<String> {
+    let (ea, eb) = (identified_by(ra, ca, catalog)?, identified_by(rb, cb, catalog)?);
+    if ea == eb {
+        return None;
+    }
+    let graph = catalog.fk_graph();
+    let path = pathfinding::directed::bfs::bfs(&ra, |n: &&RelName| graph.get(*n).into_iter().flatten().copied().collect::<Vec<_>>(), |n| *n == rb);
+    let how = match path {
+        Some(p) if p.len() > 2 => format!(
+            "the foreign keys link them through {}",
+            p[1..p.len() - 1].iter().map(|t| t.name.as_str()).collect::<Vec<_>>().join(" and ")
+        ),
+        _ => "no foreign key links them: read each from its own table, or say the question needs what links them".to_string(),
+    };
+    Some(format!(
+        "`{condition}` equates the ids of two different things ({}.{ca} identifies a row of {}, {}.{cb} a row of {}), so the rows it pairs are chance; {how}",
+        ra.name, ea.name, rb.name, eb.name
+    ))
 }
 
 /// Is `a.ca = b.cb` a join on one table's primary key by the column of the other that bears its
@@ -759,6 +815,65 @@ mod tests {
         // another column, or a bare id, is still no key
         assert_eq!(fired("SELECT l.name FROM film f JOIN language l ON f.film_id = l.language_id"), ["join"]);
         assert_eq!(fired("SELECT l.name FROM film f JOIN language l ON f.id = l.language_id"), ["join"]);
+    }
+
+    #[test]
+    fn a_join_of_two_things_ids_no_key_connects_is_chance() {
+        let col = |n: &str| crate::catalog::Column { name: n.into(), type_name: "integer".into(), nullable: true, comment: None };
+        let table = |n: &str, cols: &[&str], key: &[&str]| crate::catalog::Table {
+            name: RelName::new("public", n),
+            kind: crate::catalog::RelKind::Table,
+            comment: None,
+            row_estimate: None,
+            columns: cols.iter().map(|c| col(c)).collect(),
+            primary_key: key.iter().map(|k| k.to_string()).collect(),
+        };
+        let fk = |from: &str, c: &str, to: &str, tc: &str| crate::catalog::ForeignKey {
+            name: format!("{from}_{c}_fkey"),
+            from: RelName::new("public", from),
+            from_columns: vec![c.into()],
+            to: RelName::new("public", to),
+            to_columns: vec![tc.into()],
+        };
+        // channels and programs meet in broadcasts; customers have a support rep among the staff;
+        // a premium customer is a customer; a sale names its customer without a declared key
+        let catalog = Catalog {
+            tables: vec![
+                table("channel", &["channel_id", "name", "owner"], &["channel_id"]),
+                table("program", &["program_id", "name", "origin"], &["program_id"]),
+                table("broadcast", &["channel_id", "program_id", "time_of_day"], &["channel_id", "program_id"]),
+                table("staff", &["id", "name"], &["id"]),
+                table("customer", &["id", "support_rep_id", "country"], &["id"]),
+                table("premium", &["customer_id", "level"], &["customer_id"]),
+                table("sale", &["sale_id", "customer_id", "amount"], &["sale_id"]),
+            ],
+            foreign_keys: vec![
+                fk("broadcast", "channel_id", "channel", "channel_id"),
+                fk("broadcast", "program_id", "program", "program_id"),
+                fk("customer", "support_rep_id", "staff", "id"),
+                fk("premium", "customer_id", "customer", "id"),
+            ],
+            ..Default::default()
+        };
+        let findings = |sql: &str| check(&check_query(sql).unwrap().query, &catalog, "q", &Observed::default());
+        let joins = |sql: &str| findings(sql).into_iter().filter(|f| f.checker == "join").map(|f| f.message).collect::<Vec<_>>();
+        // two tables' own ids: the finding names the table that links them
+        let found = joins("SELECT c.name FROM channel c JOIN program p ON c.channel_id = p.program_id WHERE c.owner = 'HBS'");
+        assert_eq!(found.len(), 1, "{found:?}");
+        assert!(found[0].contains("through broadcast"), "{}", found[0]);
+        // a reference to one thing equated with the id of another
+        assert_eq!(joins("SELECT c.country FROM program p JOIN customer c ON p.program_id = c.support_rep_id").len(), 1);
+        // no foreign key path at all between them: said so
+        let found = joins("SELECT c.country FROM channel h JOIN staff s ON h.channel_id = s.id");
+        assert!(found.len() == 1 && found[0].contains("no foreign key links them"), "{found:?}");
+        // the same thing on both sides is a join on it, declared or not: a premium customer is a
+        // customer, and a customer's support rep is a member of staff
+        assert!(joins("SELECT c.country FROM premium p JOIN customer c ON p.customer_id = c.id").is_empty());
+        assert!(joins("SELECT s.name FROM staff s JOIN premium p ON s.id = p.customer_id").len() == 1);
+        assert!(joins("SELECT s.name FROM customer c JOIN staff s ON c.support_rep_id = s.id").is_empty());
+        // a column that identifies nothing declared is not judged: no key says what it names
+        assert!(joins("SELECT s.amount FROM sale s JOIN customer c ON s.customer_id = c.id").is_empty());
+        assert!(joins("SELECT s.amount FROM sale s JOIN program p ON s.customer_id = p.program_id").is_empty());
     }
 
     #[test]
