@@ -165,21 +165,32 @@ pub fn names_country(words: &[String], value: &str) -> bool {
     })
 }
 
-/// Capitalised words that name no thing of their own, lower-case: months and days (a query reads
-/// them as a date), points of the compass (a direction over coordinates: "the furthest South"),
-/// currencies and units (the unit of a column: "the price (in USD)"). A query that leaves one of
-/// them out has not left out what the question names.
-pub const ORDINARY_CAPITALS: &[&str] = &[
+/// Months and days of the week, lower-case, as a question writes them (a query reads them as a
+/// date).
+pub const MONTHS_AND_DAYS: &[&str] = &[
     "january", "february", "march", "april", "may", "june", "july", "august", "september", "october", "november",
     "december", "jan", "feb", "mar", "apr", "jun", "jul", "aug", "sep", "sept", "oct", "nov", "dec", "monday",
-    "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday", "north", "south", "east", "west", "northern",
-    "southern", "eastern", "western", "northeast", "northwest", "southeast", "southwest", "usd", "eur", "gbp", "jpy",
-    "cny", "rmb", "cad", "aud", "chf", "inr", "dollars", "euros", "celsius", "fahrenheit", "kelvin", "am", "pm",
+    "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday",
 ];
 
-/// Is `word` (any case) one of the [`ORDINARY_CAPITALS`]?
+/// Capitalised words that name no thing of their own, lower-case, besides the
+/// [`MONTHS_AND_DAYS`]: points of the compass (a direction over coordinates: "the furthest
+/// South"), currencies and units (the unit of a column: "the price (in USD)"). A query that
+/// leaves one of them out has not left out what the question names.
+pub const ORDINARY_CAPITALS: &[&str] = &[
+    "north", "south", "east", "west", "northern", "southern", "eastern", "western", "northeast", "northwest",
+    "southeast", "southwest", "usd", "eur", "gbp", "jpy", "cny", "rmb", "cad", "aud", "chf", "inr", "dollars", "euros",
+    "celsius", "fahrenheit", "kelvin", "am", "pm",
+];
+
+/// Is `word` (any case) a month or a day of the week ([`MONTHS_AND_DAYS`])?
+pub fn is_month_or_day(word: &str) -> bool {
+    MONTHS_AND_DAYS.contains(&word.to_lowercase().as_str())
+}
+
+/// Is `word` (any case) one of the [`ORDINARY_CAPITALS`] or a month or a day?
 pub fn is_ordinary_capital(word: &str) -> bool {
-    ORDINARY_CAPITALS.contains(&word.to_lowercase().as_str())
+    is_month_or_day(word) || ORDINARY_CAPITALS.contains(&word.to_lowercase().as_str())
 }
 
 /// Negations of a verb or a relation ("never", "without", "do not", "isn't").

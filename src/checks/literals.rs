@@ -156,6 +156,21 @@ fn compared_column(e: &Expr) -> Option<(&Expr, bool)> {
 /// (subqueries and the arms of set operations included, each with its own FROM): text columns,
 /// and any column cast to text.
 pub fn comparisons(query: &Query, catalog: &Catalog) -> Vec<Literal> {
+    compared(query, catalog, |type_name, cast| is_text(type_name) || cast)
+}
+
+/// Every comparison of a `date` or `timestamp` column with a string literal (`status_date =
+/// '2020-02-29'`), read as [`comparisons`] reads them.
+pub fn date_comparisons(query: &Query, catalog: &Catalog) -> Vec<Literal> {
+    compared(query, catalog, |type_name, _| {
+        let t = type_name.to_lowercase();
+        t == "date" || t.starts_with("timestamp")
+    })
+}
+
+/// The comparisons of a column with a string literal where `wanted` holds of the column's type
+/// and of whether the query casts it to text.
+fn compared(query: &Query, catalog: &Catalog, wanted: impl Fn(&str, bool) -> bool) -> Vec<Literal> {
     let mut out = Vec::new();
     each_select(query, &mut |select| {
         let aliases = aliases(select, catalog);
@@ -164,9 +179,8 @@ pub fn comparisons(query: &Query, catalog: &Catalog) -> Vec<Literal> {
             let Some((col, cast)) = compared_column(col) else { return };
             let Some((rel, column)) = column_of(col, &aliases, catalog) else { return };
             let Some(c) = catalog.table(&rel).and_then(|t| t.column(&column)) else { return };
-            let text = is_text(&c.type_name);
-            if text || cast {
-                out.push(Literal { rel, column, value: lit.to_string(), op, cast: !text });
+            if wanted(&c.type_name, cast) {
+                out.push(Literal { rel, column, value: lit.to_string(), op, cast: !is_text(&c.type_name) });
             }
         };
         for c in terms(w, &[BinaryOperator::And, BinaryOperator::Or]) {

@@ -666,7 +666,7 @@ pub fn stand_ins(query: &Query, unlinked: &[String]) -> Vec<(String, String)> {
 /// The proper names of the question (phrases as it writes them, [`super::words::proper_name_phrases`])
 /// with a word among `names` (words no stored value holds) that the query leaves out: no word of
 /// the phrase is a word of the schema's names (as the linking matches words), one of the
-/// [`crate::lexicon::ORDINARY_CAPITALS`] or a function word, in `curated` text, or written by a
+/// [`crate::lexicon::is_ordinary_capital`] or a function word, in `curated` text, or written by a
 /// string the query writes (in it, or encoded as [`invented_values`] reads encodings: "LA" and
 /// `'Los Angeles'`, "Dean Peeters" and `'Peeters'`). The query answers a question without the
 /// name: "the ISBN of each book" answered with the book's id and price, "the IMDb rating" with
@@ -716,7 +716,9 @@ pub fn dropped_names(query: &Query, catalog: &Catalog, question: &str, names: &[
 /// letters that begins a word of the question (`'F'` for "female") or that a word of it begins
 /// (`'USA'` for "US"), the initials of words of the question (`'US'` for "United States"), a
 /// value whose initials are a word of it (`'Los Angeles'` for "LA"), a country for its people or
-/// the reverse (`'France'` for "French", [`crate::lexicon::names_country`]).
+/// the reverse (`'France'` for "French", [`crate::lexicon::names_country`]). And a date a `date`
+/// or `timestamp` column is compared equal with, when the question names no time at all
+/// ([`names_a_time`]).
 pub fn invented_values(query: &Query, catalog: &Catalog, question: &str, grounded: &[(String, String)]) -> Vec<(String, String)> {
     let text = question.to_lowercase();
     let question_words: Vec<String> = text.split(|c: char| !c.is_alphanumeric()).filter(|w| !w.is_empty()).map(str::to_string).collect();
@@ -730,12 +732,31 @@ pub fn invented_values(query: &Query, catalog: &Catalog, question: &str, grounde
             || writes(&core, &text, &question_words, &question_initials)
     };
     let mut seen = BTreeSet::new();
+    // a date compared with a date column, where the question names no date at all
+    let dates = if names_a_time(question) { Vec::new() } else { literals::date_comparisons(query, catalog) };
     literals::comparisons(query, catalog)
         .into_iter()
         .filter(|l| !named(l))
+        .chain(dates)
         .filter(|l| seen.insert(l.value.to_lowercase()))
         .map(|l| (format!("{}.{}", l.rel.name, l.column), l.value))
         .collect()
+}
+
+/// Does the question name a time a query could write as a date: a number (a year, a day), a
+/// month or a day of the week, or a time relative to now ("today", "recently", "last month",
+/// "this year")? A date the query compares a date column with, when the question names none
+/// ("How many days are there in a leap year?" → `status_date = '2020-02-29'`), is the model's.
+fn names_a_time(question: &str) -> bool {
+    static RELATIVE: once_cell::sync::Lazy<regex::Regex> = once_cell::sync::Lazy::new(|| {
+        regex::Regex::new(
+            r"(?i)\b(?:today|tonight|yesterday|tomorrow|now|nowadays|current(?:ly)?|recent(?:ly)?|latest|earliest|ago|since|upcoming|(?:this|last|next|past|previous|coming)\s+(?:\w+\s+)?(?:day|week|month|quarter|year|decade|century|season|semester|term)s?)\b",
+        )
+        .expect("a valid pattern")
+    });
+    question.chars().any(|c| c.is_ascii_digit())
+        || question.split(|c: char| !c.is_alphanumeric()).any(|w| crate::lexicon::is_month_or_day(w))
+        || RELATIVE.is_match(question)
 }
 
 /// Does `core` (a string the query writes, lower-case) write what `text` (lower-case) names, whose
@@ -1106,6 +1127,30 @@ mod tests {
         // initials of function words name nothing: "in the" is no 'IT'
         let q = query("SELECT name FROM customers WHERE city = 'IT'");
         assert_eq!(invented_values(&q, &catalog, "Which customers work in the shop?", &[]).len(), 1);
+    }
+
+    #[test]
+    fn a_date_the_question_names_no_time_for_is_the_models_own() {
+        let catalog = bookshop();
+        let q = query("SELECT COUNT(*) FROM orders WHERE ordered_on = '2020-02-29'");
+        let (kind, why) = judge(&q, &catalog, "How many days are there in a leap year?", &gap(&words(&["leap"]), &[], &[]), &[], &[]).expect("judged");
+        assert_eq!(kind, Kind::OutsideKnowledge);
+        assert!(why.contains("orders.ordered_on = '2020-02-29'"), "{why}");
+        // a year, a day, a month or a time relative to now: the question's date, however written
+        for question in [
+            "How many orders were placed in 2020?",
+            "How many orders were placed on the 29th?",
+            "How many orders were placed in February?",
+            "How many orders were placed last year?",
+            "How many orders were placed this leap year?",
+            "How many orders were placed today?",
+            "How many orders were placed recently?",
+        ] {
+            assert!(invented_values(&q, &catalog, question, &[]).is_empty(), "{question}");
+        }
+        // a date column compared with a range is not read
+        let q = query("SELECT COUNT(*) FROM orders WHERE ordered_on > '2020-02-29'");
+        assert!(invented_values(&q, &catalog, "How many days are there in a leap year?", &[]).is_empty());
     }
 
     #[test]
