@@ -11,7 +11,10 @@
 //!   of state* of …", "list both the *id and the summary*") and the query returns fewer columns.
 //! - `name`: the question asks for the names of a table's things ("the *names* of all stadiums"), the
 //!   query reads that table, which has a `name` column, and returns none with "name" in it.
+//! - `attribute`: the question asks for a thing a column of a table the query reads holds ("the
+//!   *gender* of the student": `student.sex`), and the query returns other columns.
 
+use std::collections::BTreeSet;
 use std::sync::LazyLock;
 
 use regex::Regex;
@@ -428,10 +431,151 @@ pub fn name_not_returned(query: &Query, catalog: &Catalog, question: &str) -> Op
     ))
 }
 
+/// The `attribute` finding: the question asks for a thing that a column of a table the query
+/// reads holds ("What is the gender of the student Linda Smith?": `student.sex`), and the query
+/// returns other columns, none of which carries a word of it (`fname`): it answers another
+/// question. The thing is one the question's requests ask for ([`requested_items`]), matched to
+/// the column as the linking matches words or by an attribute of the lexicon, and carried as the
+/// scope stage reads an answer ([`crate::scope::written::unanswered_items`]: a word of a returned
+/// column, its table or an alias). Keys name no attribute (`student_id` is no "student"), nor do
+/// the words of the table's own name, nor a word that names a column's other words than its last
+/// (`product_stock_number` is a number) or a unit of a column named after another attribute
+/// (`price_in_pounds` holds no weight, [`crate::scope::written::names_what_column_holds`]); the column is of a table whose columns the query
+/// returns (a table joined in to filter holds no attribute of the things answered), and not one
+/// the query reads elsewhere (a filter's word: "female (sex is F)"); one block only, of plain
+/// columns (`*`, a computation or an aggregate may hold anything). Read in English only.
+pub fn attribute_not_returned(query: &Query, catalog: &Catalog, question: &str) -> Option<Finding> {
+    let SetExpr::Select(select) = query.body.as_ref() else { return None };
+    // a count or another aggregate returned may be the thing asked ("how many school locations")
+    if super::projects_aggregate(select) {
+        return None;
+    }
+    let aliases = aliases(select, catalog);
+    let items = requested_items(question);
+    if items.is_empty() {
+        return None;
+    }
+    // the columns the query reads anywhere: a word whose column filters, groups or ranks is the
+    // condition's ("female (sex is F)"), not a thing left out
+    let mut read: BTreeSet<(crate::catalog::RelName, String)> = BTreeSet::new();
+    let _ = sqlparser::ast::visit_expressions(select.as_ref(), |e| {
+        if let Some(rc) = column_of(e, &aliases, catalog) {
+            read.insert(rc);
+        }
+        std::ops::ControlFlow::<()>::Continue(())
+    });
+    let words: BTreeSet<String> =
+        items.iter().flat_map(|i| i.split(|c: char| !c.is_alphanumeric()).filter(|w| w.chars().count() >= 3).map(str::to_string).collect::<Vec<_>>()).collect();
+    // the tables whose columns the query returns: the thing asked for is an attribute of the
+    // things answered, not of a table joined in to filter them
+    let mut answered: BTreeSet<crate::catalog::RelName> = BTreeSet::new();
+    for item in &select.projection {
+        if let SelectItem::UnnamedExpr(e) | SelectItem::ExprWithAlias { expr: e, .. } = item {
+            let _ = sqlparser::ast::visit_expressions(e, |e| {
+                if let Some((rel, _)) = column_of(e, &aliases, catalog) {
+                    answered.insert(rel);
+                }
+                std::ops::ControlFlow::<()>::Continue(())
+            });
+        }
+    }
+    // each word of the things asked for with the columns of those tables that it names
+    let mut holders: Vec<(String, String)> = Vec::new();
+    for rel in aliases.values().filter(|r| answered.contains(*r)) {
+        let Some(table) = catalog.table(rel) else { continue };
+        let own = crate::scope::link::tokens(&rel.name);
+        let keys: BTreeSet<&str> = catalog
+            .foreign_keys
+            .iter()
+            .filter(|fk| fk.from == *rel)
+            .flat_map(|fk| fk.from_columns.iter().map(String::as_str))
+            .chain(table.primary_key.iter().map(String::as_str))
+            .collect();
+        for c in table.columns.iter().filter(|c| !keys.contains(c.name.as_str()) && !read.contains(&(rel.clone(), c.name.clone()))) {
+            for w in &words {
+                if own.iter().any(|t| crate::scope::link::matches(w, t) || crate::scope::link::matches(t, w)) {
+                    continue;
+                }
+                if crate::scope::written::names_what_column_holds(w, &c.name) && !holders.iter().any(|(hw, h)| hw == w && *h == format!("{}.{}", rel.name, c.name)) {
+                    holders.push((w.clone(), format!("{}.{}", rel.name, c.name)));
+                }
+            }
+        }
+    }
+    let named: Vec<String> = holders.iter().map(|(w, _)| w.clone()).collect();
+    let (item, returned) = crate::scope::written::unanswered_items(query, catalog, question, &named).into_iter().next()?;
+    let held: Vec<&str> = holders.iter().filter(|(w, _)| item.split(|c: char| !c.is_alphanumeric()).any(|iw| iw == w)).map(|(_, h)| h.as_str()).collect();
+    Some(finding(
+        "attribute",
+        Severity::Repair,
+        format!("the question asks for the {item}, and the query returns {} instead: {} holds it", returned.join(", "), held.join(" or ")),
+    ))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::sql::check_query;
+
+    #[test]
+    fn an_attribute_a_column_holds_asked_and_another_returned() {
+        let col = |n: &str| crate::catalog::Column { name: n.into(), type_name: "text".into(), nullable: true, comment: None };
+        let catalog = Catalog {
+            tables: vec![
+                crate::catalog::Table {
+                    name: crate::catalog::RelName::new("public", "student"),
+                    kind: crate::catalog::RelKind::Table,
+                    comment: None,
+                    row_estimate: None,
+                    columns: ["stuid", "fname", "lname", "sex", "major", "city_code"].iter().map(|c| col(c)).collect(),
+                    primary_key: vec!["stuid".into()],
+                },
+                crate::catalog::Table {
+                    name: crate::catalog::RelName::new("public", "class"),
+                    kind: crate::catalog::RelKind::Table,
+                    comment: None,
+                    row_estimate: None,
+                    columns: ["class_id", "stuid", "class_time"].iter().map(|c| col(c)).collect(),
+                    primary_key: vec!["class_id".into()],
+                },
+            ],
+            ..Default::default()
+        };
+        let found = |sql: &str, question: &str| attribute_not_returned(&check_query(sql).unwrap().query, &catalog, question).map(|f| f.message);
+        let why = found("SELECT fname FROM student WHERE lname = 'Smith' AND fname = 'Linda'", "What is the gender of the student Linda Smith?").expect("found");
+        assert!(why.contains("gender") && why.contains("student.sex") && why.contains("fname"), "{why}");
+        // returned, under its own name or the lexicon's
+        assert!(found("SELECT sex FROM student WHERE lname = 'Smith'", "What is the gender of the student Linda Smith?").is_none());
+        assert!(found("SELECT major FROM student WHERE lname = 'Smith'", "What is the major of the student Linda Smith?").is_none());
+        // the table's own name, a key, a name asked for: no attribute of its own
+        assert!(found("SELECT fname, lname FROM student", "List all the students.").is_none());
+        assert!(found("SELECT fname, lname FROM student WHERE sex = 'F'", "What are the names of the female students?").is_none());
+        // a count returned, a column the query filters on, a word of a name that is not its head
+        assert!(found("SELECT count(*) FROM student WHERE city_code = 'NY'", "How many student majors are there in NY?").is_none());
+        assert!(found("SELECT fname FROM student WHERE sex = 'F'", "List all female (sex is F) student first names.").is_none());
+        assert!(found("SELECT fname FROM student", "What is the city of each student?").is_none());
+        // a unit of another attribute's column: `price_in_pounds` holds no weight
+        let priced = Catalog {
+            tables: vec![crate::catalog::Table {
+                name: crate::catalog::RelName::new("public", "catalog_contents"),
+                kind: crate::catalog::RelKind::Table,
+                comment: None,
+                row_estimate: None,
+                columns: ["entry_id", "entry_name", "capacity", "price_in_pounds", "weight_in_kg"].iter().map(|c| col(c)).collect(),
+                primary_key: vec!["entry_id".into()],
+            }],
+            ..Default::default()
+        };
+        let in_catalog = |sql: &str| attribute_not_returned(&check_query(sql).unwrap().query, &priced, "What is the weight of each catalog entry?").map(|f| f.message);
+        let why = in_catalog("SELECT capacity FROM catalog_contents").expect("found");
+        assert!(why.contains("weight_in_kg") && !why.contains("price_in_pounds"), "{why}");
+        // a column of a table joined in to filter is no attribute of the things answered
+        assert!(found("SELECT s.fname FROM student s JOIN class c ON c.stuid = s.stuid WHERE c.class_id = 3", "What are the first names and the time of the students of class 3?").is_none());
+        assert!(found("SELECT s.fname FROM student s JOIN class c ON c.stuid = s.stuid", "What is the major of the students in a class?").is_some());
+        // `*` or a computation may hold anything
+        assert!(found("SELECT * FROM student", "What is the gender of the student Linda Smith?").is_none());
+        assert!(found("SELECT fname || lname FROM student", "What is the major of each student?").is_none());
+    }
 
     #[test]
     fn ranking_phrases_are_removed() {

@@ -23,6 +23,7 @@
 //! | `columns` | a column the question does not ask for: a key of the ranking or of `HAVING` named only in the phrase that ranks or bounds, an identifier beside other columns of its table ([`columns`]) |
 //! | `attributes` | the question enumerates more things than the query returns columns ([`columns`]) |
 //! | `name` | the question asks for the names of a table's things, the query reads that table, which has a `name` column, and returns no column with "name" in it ([`columns`]) |
+//! | `attribute` | the question asks for a thing a column of a table the query reads holds ("the gender of the student": `student.sex`), and the query returns other columns, none carrying a word of it ([`columns::attribute_not_returned`]) |
 //! | `null_order` | `ORDER BY nullable_column DESC … LIMIT` without `NULLS LAST` (PostgreSQL sorts NULLs first there), unless the data read shows the column holds no NULL |
 //! | `max_min` | `ORDER BY … LIMIT 1` for an extreme (note: ties keep one row arbitrarily) |
 //! | `result` | a result whose every cell is NULL ([`result_findings`]) |
@@ -647,6 +648,10 @@ pub fn check(query: &Query, catalog: &Catalog, question: &str, observed: &Observ
     // 4c. the names of a table's things asked, another of its columns returned
     if english {
         out.extend(columns::name_not_returned(query, catalog, question));
+    }
+    // 4d. an attribute a column of a table read holds asked for, other columns returned
+    if english && !out.iter().any(|f| f.checker == "name") {
+        out.extend(columns::attribute_not_returned(query, catalog, question));
     }
     // 5. NULLs first under DESC, when the column may (or, where the data was read, does) hold NULLs
     for (rel, col, expr) in desc_nullable_keys(query, catalog) {

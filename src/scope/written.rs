@@ -258,6 +258,18 @@ pub fn unanswered_items(query: &Query, catalog: &Catalog, question: &str, unlink
         .collect()
 }
 
+/// Does `word` (of a question, lower-case) name what a column called `name` holds: its last word
+/// (`product_stock_number` holds a number) as the linking matches words (a plural, a prefix, an
+/// abbreviation either way) or as one attribute in the lexicon ("gender" and `sex`), when no other
+/// word of the name is an attribute of the lexicon that `word` is not (`price_in_pounds` holds a
+/// price, not the weight "pounds" can measure)?
+pub fn names_what_column_holds(word: &str, name: &str) -> bool {
+    let mut words = tokens(name);
+    let Some(head) = words.pop() else { return false };
+    let named = matches(word, &head) || matches(&head, word) || same_attribute(word, &head);
+    named && !words.iter().any(|t| crate::lexicon::attribute_groups(t).next().is_some() && !same_attribute(word, t))
+}
+
 /// Do `word` (of a question, lower-case) and `token` (of a name) name one attribute in the
 /// lexicon ([`crate::lexicon::ATTRIBUTE_WORDS`]: "gender" and `sex`, "minutes" and `duration`),
 /// as either is written or in the singular?
