@@ -256,6 +256,12 @@ impl Catalog {
         graph
     }
 
+    /// A shortest path of foreign keys from `a` to `b` over `graph` ([`Catalog::fk_graph`]), both
+    /// ends included; `None` when no keys connect them.
+    pub fn fk_path<'a>(graph: &BTreeMap<&'a RelName, BTreeSet<&'a RelName>>, a: &'a RelName, b: &'a RelName) -> Option<Vec<&'a RelName>> {
+        pathfinding::directed::bfs::bfs(&a, |n: &&RelName| graph.get(*n).into_iter().flatten().copied().collect::<Vec<_>>(), |n| *n == b)
+    }
+
     /// Foreign keys that connect `a` and `b`, in either direction.
     pub fn keys_between<'a>(
         &'a self,

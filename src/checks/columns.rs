@@ -480,7 +480,7 @@ pub fn attribute_not_returned(query: &Query, catalog: &Catalog, question: &str) 
         }
     }
     // each word of the things asked for with the columns of those tables that it names
-    let mut holders: Vec<(String, String)> = Vec::new();
+    let mut holders: BTreeSet<(String, String)> = BTreeSet::new();
     for rel in aliases.values().filter(|r| answered.contains(*r)) {
         let Some(table) = catalog.table(rel) else { continue };
         let own = crate::scope::link::tokens(&rel.name);
@@ -496,8 +496,8 @@ pub fn attribute_not_returned(query: &Query, catalog: &Catalog, question: &str) 
                 if own.iter().any(|t| crate::scope::link::matches(w, t) || crate::scope::link::matches(t, w)) {
                     continue;
                 }
-                if crate::scope::written::names_what_column_holds(w, &c.name) && !holders.iter().any(|(hw, h)| hw == w && *h == format!("{}.{}", rel.name, c.name)) {
-                    holders.push((w.clone(), format!("{}.{}", rel.name, c.name)));
+                if crate::scope::written::names_what_column_holds(w, &c.name) {
+                    holders.insert((w.clone(), format!("{}.{}", rel.name, c.name)));
                 }
             }
         }
@@ -519,26 +519,9 @@ mod tests {
 
     #[test]
     fn an_attribute_a_column_holds_asked_and_another_returned() {
-        let col = |n: &str| crate::catalog::Column { name: n.into(), type_name: "text".into(), nullable: true, comment: None };
+        let table = |n: &str, cols: &[&str]| crate::testing::table(n, &cols.iter().map(|c| (*c, "text")).collect::<Vec<_>>(), cols[0]);
         let catalog = Catalog {
-            tables: vec![
-                crate::catalog::Table {
-                    name: crate::catalog::RelName::new("public", "student"),
-                    kind: crate::catalog::RelKind::Table,
-                    comment: None,
-                    row_estimate: None,
-                    columns: ["stuid", "fname", "lname", "sex", "major", "city_code"].iter().map(|c| col(c)).collect(),
-                    primary_key: vec!["stuid".into()],
-                },
-                crate::catalog::Table {
-                    name: crate::catalog::RelName::new("public", "class"),
-                    kind: crate::catalog::RelKind::Table,
-                    comment: None,
-                    row_estimate: None,
-                    columns: ["class_id", "stuid", "class_time"].iter().map(|c| col(c)).collect(),
-                    primary_key: vec!["class_id".into()],
-                },
-            ],
+            tables: vec![table("student", &["stuid", "fname", "lname", "sex", "major", "city_code"]), table("class", &["class_id", "stuid", "class_time"])],
             ..Default::default()
         };
         let found = |sql: &str, question: &str| attribute_not_returned(&check_query(sql).unwrap().query, &catalog, question).map(|f| f.message);
@@ -555,17 +538,7 @@ mod tests {
         assert!(found("SELECT fname FROM student WHERE sex = 'F'", "List all female (sex is F) student first names.").is_none());
         assert!(found("SELECT fname FROM student", "What is the city of each student?").is_none());
         // a unit of another attribute's column: `price_in_pounds` holds no weight
-        let priced = Catalog {
-            tables: vec![crate::catalog::Table {
-                name: crate::catalog::RelName::new("public", "catalog_contents"),
-                kind: crate::catalog::RelKind::Table,
-                comment: None,
-                row_estimate: None,
-                columns: ["entry_id", "entry_name", "capacity", "price_in_pounds", "weight_in_kg"].iter().map(|c| col(c)).collect(),
-                primary_key: vec!["entry_id".into()],
-            }],
-            ..Default::default()
-        };
+        let priced = Catalog { tables: vec![table("catalog_contents", &["entry_id", "entry_name", "capacity", "price_in_pounds", "weight_in_kg"])], ..Default::default() };
         let in_catalog = |sql: &str| attribute_not_returned(&check_query(sql).unwrap().query, &priced, "What is the weight of each catalog entry?").map(|f| f.message);
         let why = in_catalog("SELECT capacity FROM catalog_contents").expect("found");
         assert!(why.contains("weight_in_kg") && !why.contains("price_in_pounds"), "{why}");

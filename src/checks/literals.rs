@@ -162,10 +162,7 @@ pub fn comparisons(query: &Query, catalog: &Catalog) -> Vec<Literal> {
 /// Every comparison of a `date` or `timestamp` column with a string literal (`status_date =
 /// '2020-02-29'`), read as [`comparisons`] reads them.
 pub fn date_comparisons(query: &Query, catalog: &Catalog) -> Vec<Literal> {
-    compared(query, catalog, |type_name, _| {
-        let t = type_name.to_lowercase();
-        t == "date" || t.starts_with("timestamp")
-    })
+    compared(query, catalog, |type_name, _| super::time::is_temporal(type_name))
 }
 
 /// The comparisons of a column with a string literal where `wanted` holds of the column's type

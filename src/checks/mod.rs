@@ -447,9 +447,7 @@ fn ids_of_different_things(condition: &Expr, (ra, ca): (&RelName, &str), (rb, cb
     if ea == eb {
         return None;
     }
-    let graph = catalog.fk_graph();
-    let path = pathfinding::directed::bfs::bfs(&ra, |n: &&RelName| graph.get(*n).into_iter().flatten().copied().collect::<Vec<_>>(), |n| *n == rb);
-    let how = match path {
+    let how = match Catalog::fk_path(&catalog.fk_graph(), ra, rb) {
         Some(p) if p.len() > 2 => format!(
             "the foreign keys link them through {}",
             p[1..p.len() - 1].iter().map(|t| t.name.as_str()).collect::<Vec<_>>().join(" and ")
@@ -825,14 +823,9 @@ mod tests {
 
     #[test]
     fn a_join_of_two_things_ids_no_key_connects_is_chance() {
-        let col = |n: &str| crate::catalog::Column { name: n.into(), type_name: "integer".into(), nullable: true, comment: None };
         let table = |n: &str, cols: &[&str], key: &[&str]| crate::catalog::Table {
-            name: RelName::new("public", n),
-            kind: crate::catalog::RelKind::Table,
-            comment: None,
-            row_estimate: None,
-            columns: cols.iter().map(|c| col(c)).collect(),
             primary_key: key.iter().map(|k| k.to_string()).collect(),
+            ..crate::testing::table(n, &cols.iter().map(|c| (*c, "integer")).collect::<Vec<_>>(), key[0])
         };
         let fk = |from: &str, c: &str, to: &str, tc: &str| crate::catalog::ForeignKey {
             name: format!("{from}_{c}_fkey"),

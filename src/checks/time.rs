@@ -48,7 +48,7 @@ fn is_text(type_name: &str) -> bool {
     type_name == "text" || type_name.starts_with("character") || type_name == "name"
 }
 
-fn is_temporal(type_name: &str) -> bool {
+pub(crate) fn is_temporal(type_name: &str) -> bool {
     type_name == "date" || type_name.starts_with("timestamp")
 }
 

@@ -12,7 +12,6 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::ops::ControlFlow;
 
-use pathfinding::directed::bfs::bfs;
 use serde::Serialize;
 use sqlparser::ast::{Expr, Query, Visit, Visitor};
 
@@ -140,7 +139,7 @@ pub fn close_over_foreign_keys(linked: &Linked, catalog: &Catalog) -> Linked {
     let selected: Vec<&RelName> = linked.tables.iter().collect();
     for (i, a) in selected.iter().enumerate() {
         for b in &selected[i + 1..] {
-            let Some(path) = bfs(a, |n: &&RelName| graph.get(*n).into_iter().flatten().copied().collect::<Vec<_>>(), |n| n == b) else {
+            let Some(path) = Catalog::fk_path(&graph, a, b) else {
                 continue;
             };
             for edge in path.windows(2) {
