@@ -17,6 +17,7 @@
 //! | `group_by` | PostgreSQL: a column "must appear in the GROUP BY clause" | the column added to the GROUP BY; in a query that ranks by an aggregate (`ORDER BY COUNT(*) DESC LIMIT 1`) and has no GROUP BY, a grouping by what it selects (and any column it also ranks by) |
 //! | `distinct_order` | PostgreSQL: "for SELECT DISTINCT, ORDER BY expressions must appear in select list" | a grouping by the selected expressions, each other ORDER BY key under `max` (DESC) or `min` (ASC) |
 //! | `needless_join` | a table joined in that the answer takes nothing from and the question does not name, whose join changes the rows (`check:needless_join`), or is on columns that cannot join (`check:join`), or in a query that fails to plan | the join removed (leaf first, so a bridge to it goes too) |
+//! | `filter_table` | a condition on a column of a joined table the question does not name, when the answer's own table has that column (`check:filter_table`) | the answer's table's column compared instead; the join, which then gives nothing, removed as `needless_join` removes it |
 //! | `fan_out` | a count a one-to-many join inflates, shown by the data (`check:fan_out`) | `COUNT(DISTINCT <key>)` of the counted table |
 //! | `columns` | a column the question does not ask for (`check:columns`: a ranking or HAVING key named only in the phrase that ranks, an identifier beside other columns of its table) | the column removed from the output (an ORDER BY that named it by its alias names the expression) |
 //! | `literal` | a text literal the column holds only in another case or with other spaces (`check:literal`) | the literal replaced by the one stored value it matches (from the stored values the verification read as the caller; `Verified::literal_fix`) |
@@ -142,6 +143,20 @@ pub fn propose(current: &Attempt, catalog: &Catalog, question: &str, constraints
             crate::checks::needless_join::needless(q, catalog, question).map(|n| {
                 let what = format!("the join of {} removed: the answer takes nothing from it, and it dropped or repeated rows", n.tables.join(", "));
                 (n.without, what)
+            }),
+        );
+    }
+    // a condition read from a joined table the question does not name: read from the answer's
+    // own table instead, and the join, which then gives nothing, removed in the same fix
+    if violated("check:filter_table") {
+        push(
+            "filter_table",
+            crate::checks::filter_table::requalified(q, catalog, question).map(|(moved, found)| {
+                let what = found.iter().map(|m| format!("{}.{c} read instead of {}.{c}", m.own.1.name, m.read.1.name, c = m.column)).collect::<Vec<_>>().join("; ");
+                match crate::checks::needless_join::needless(&moved, catalog, question) {
+                    Some(n) => (n.without, format!("{what}; the join of {} removed: the answer takes nothing from it", n.tables.join(", "))),
+                    None => (moved, what),
+                }
             }),
         );
     }

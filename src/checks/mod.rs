@@ -5,6 +5,7 @@
 //! | checker | fires on |
 //! |---|---|
 //! | `join` | `OR` or `IN` in a join condition; two tables joined on columns that are not their foreign key; two tables no foreign key connects joined on the ids of two different things (`channel.channel_id = program.program_id`) ([`ids_of_different_things`]) |
+//! | `filter_table` | a condition on a column of a table the question does not name, when a table the question names and the query returns columns of has a column of that name (`customer.city = 'Edmonton'` for "employees who live in the city of Edmonton") ([`filter_table`]) |
 //! | `needless_join` | a table joined in that the answer takes nothing from and the question does not name, when the data shows the join changes the rows ([`needless_join`]) |
 //! | `both` | "… in both 2014 and 2015" answered by `year IN ('2014', '2015')` (or an OR of the two): rows with either value, when the data shows the things that have both are others ([`both`]) |
 //! | `order_by` | `ORDER BY` on a query that aggregates into one row (no `GROUP BY`) |
@@ -46,6 +47,7 @@ pub mod degenerate;
 pub mod direction;
 pub mod exclusion;
 pub mod extreme_scope;
+pub mod filter_table;
 pub mod literals;
 pub mod needless_join;
 pub mod shape;
@@ -591,14 +593,20 @@ pub fn check(query: &Query, catalog: &Catalog, question: &str, observed: &Observ
     let mut out = Vec::new();
     let SetExpr::Select(select) = &*query.body else {
         // a set operation: what holds in every block
+        if crate::lexicon::reads_english(question) {
+            out.extend(filter_table::misread(query, catalog, question).into_iter().map(|m| finding("filter_table", Severity::Repair, m.message())));
+        }
         out.extend(needless_joins(query, catalog, question, observed));
         out.extend(conditions(query, catalog, question));
         out.extend(literals::check(&literal_comparisons(query, catalog), &observed.stored, question));
         return out;
     };
     let english = crate::lexicon::reads_english(question);
-    // 1. joins
+    // 1. joins, and a condition read from a joined table instead of the answer's own
     check_joins(select, catalog, &mut out);
+    if english {
+        out.extend(filter_table::misread(query, catalog, question).into_iter().map(|m| finding("filter_table", Severity::Repair, m.message())));
+    }
     out.extend(needless_joins(query, catalog, question, observed));
     if observed.both_differs == Some(true) {
         out.extend(both::either(query, question).map(|b| finding("both", Severity::Repair, b.message())));
