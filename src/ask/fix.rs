@@ -956,6 +956,41 @@ mod tests {
     }
 
     #[test]
+    fn a_condition_read_from_a_table_the_question_does_not_name_reads_the_answers_own_column() {
+        use crate::testing::{rel, table};
+        let catalog = Catalog {
+            tables: vec![
+                table("employee", &[("employeeid", "integer"), ("birthdate", "date"), ("city", "text")], "employeeid"),
+                table("customer", &[("customerid", "integer"), ("supportrepid", "integer"), ("city", "text")], "customerid"),
+            ],
+            foreign_keys: vec![crate::catalog::ForeignKey {
+                name: "customer_supportrepid_fkey".into(),
+                from: rel("customer"),
+                from_columns: vec!["supportrepid".into()],
+                to: rel("employee"),
+                to_columns: vec!["employeeid".into()],
+            }],
+            ..Default::default()
+        };
+        let sql = "SELECT T1.birthdate FROM employee AS T1 JOIN customer AS T2 ON T1.employeeid = T2.supportrepid WHERE T2.city = 'Edmonton'";
+        let fixed = |question: &str| -> Vec<(&'static str, String)> {
+            propose(&attempt(sql, &["check:filter_table"], &["x"], false), &catalog, question, &[]).into_iter().map(|f| (f.name, f.sql)).collect()
+        };
+        // the join then gives nothing and is removed
+        assert_eq!(
+            fixed("Find the birth dates of employees in the city of Edmonton."),
+            vec![("filter_table", "SELECT T1.birthdate FROM employee AS T1 WHERE t1.city = 'Edmonton'".to_string())]
+        );
+        // under a clause that may ask for it ("employees who …"), the join stays
+        assert_eq!(
+            fixed("Find the birth dates of employees who live in the city of Edmonton."),
+            vec![("filter_table", "SELECT T1.birthdate FROM employee AS T1 JOIN customer AS T2 ON T1.employeeid = T2.supportrepid WHERE t1.city = 'Edmonton'".to_string())]
+        );
+        // not proposed without the finding
+        assert!(propose(&attempt(sql, &[], &["x"], false), &catalog, "Find the birth dates of employees in the city of Edmonton.", &[]).is_empty());
+    }
+
+    #[test]
     fn a_column_under_the_wrong_alias_moves_to_the_one_table_that_has_it() {
         let sql = "SELECT COUNT(T1.order_id) FROM customers AS T1 JOIN orders AS T2 ON T1.customer_id = T2.customer_id WHERE T1.city = 'Paris'";
         let a = attempt(sql, &[], &["PostgreSQL cannot plan it: column t1.order_id does not exist"], true);
