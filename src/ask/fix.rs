@@ -957,21 +957,7 @@ mod tests {
 
     #[test]
     fn a_condition_read_from_a_table_the_question_does_not_name_reads_the_answers_own_column() {
-        use crate::testing::{rel, table};
-        let catalog = Catalog {
-            tables: vec![
-                table("employee", &[("employeeid", "integer"), ("birthdate", "date"), ("city", "text")], "employeeid"),
-                table("customer", &[("customerid", "integer"), ("supportrepid", "integer"), ("city", "text")], "customerid"),
-            ],
-            foreign_keys: vec![crate::catalog::ForeignKey {
-                name: "customer_supportrepid_fkey".into(),
-                from: rel("customer"),
-                from_columns: vec!["supportrepid".into()],
-                to: rel("employee"),
-                to_columns: vec!["employeeid".into()],
-            }],
-            ..Default::default()
-        };
+        let catalog = crate::checks::filter_table::tests::catalog();
         let sql = "SELECT T1.birthdate FROM employee AS T1 JOIN customer AS T2 ON T1.employeeid = T2.supportrepid WHERE T2.city = 'Edmonton'";
         let fixed = |question: &str| -> Vec<(&'static str, String)> {
             propose(&attempt(sql, &["check:filter_table"], &["x"], false), &catalog, question, &[]).into_iter().map(|f| (f.name, f.sql)).collect()

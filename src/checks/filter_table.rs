@@ -113,21 +113,13 @@ fn misread_in(select: &Select, catalog: &Catalog, question: &str) -> Option<Misr
         };
         let _ = e.visit(&mut References(
             |r: &Expr| {
-            if let Some((_, c)) = column_of(r, &scope, catalog) {
-                returned_columns.push(c.to_lowercase());
-            }
-            if let (Some(q), Some((rel, _))) = (qualifier(r), column_of(r, &scope, catalog)) {
-                if !returned.iter().any(|(x, _)| *x == q) {
+                let Some((rel, column)) = column_of(r, &scope, catalog) else { return };
+                returned_columns.push(column.to_lowercase());
+                // a bare column belongs to the one table in scope that has it
+                let q = qualifier(r).or_else(|| scope.iter().find(|(_, t)| **t == rel).map(|(q, _)| q.clone()));
+                if let Some(q) = q.filter(|q| !returned.iter().any(|(x, _)| x == q)) {
                     returned.push((q, rel));
                 }
-            }
-            if let (Expr::Identifier(_), Some((rel, _))) = (r, column_of(r, &scope, catalog)) {
-                if let Some((q, _)) = scope.iter().find(|(_, t)| **t == rel) {
-                    if !returned.iter().any(|(x, _)| x == q) {
-                        returned.push((q.clone(), rel));
-                    }
-                }
-            }
             },
             0,
         ));
@@ -271,13 +263,14 @@ impl VisitorMut for Column<'_> {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
     use crate::catalog::ForeignKey;
     use crate::sql::check_query;
     use crate::testing::{rel, table};
 
-    fn catalog() -> Catalog {
+    /// Employees and their customers, each with a city: the employee is the customer's support rep.
+    pub(crate) fn catalog() -> Catalog {
         Catalog {
             tables: vec![
                 table("employee", &[("employeeid", "integer"), ("firstname", "text"), ("birthdate", "date"), ("city", "text")], "employeeid"),
