@@ -20,7 +20,7 @@
 //! | `filter_table` | a condition on a column of a joined table the question does not name, when the answer's own table has that column (`check:filter_table`) | the answer's table's column compared instead; the join, which then gives nothing, removed as `needless_join` removes it |
 //! | `fan_out` | a count a one-to-many join inflates, shown by the data (`check:fan_out`) | `COUNT(DISTINCT <key>)` of the counted table |
 //! | `columns` | a column the question does not ask for (`check:columns`: a ranking or HAVING key named only in the phrase that ranks, an identifier beside other columns of its table) | the column removed from the output (an ORDER BY that named it by its alias names the expression) |
-//! | `literal` | a text literal the column holds only in another case or with other spaces (`check:literal`) | the literal replaced by the one stored value it matches (from the stored values the verification read as the caller; `Verified::literal_fix`) |
+//! | `literal` | a text literal the column holds only in another case or with other spaces (`check:literal`) | the literal replaced by the one stored value it matches (from the stored values the verification read as the caller; `Verified::literal_fix`); an equality with a text the column holds only within longer values (and no other column holds whole) as `ILIKE '%text%'` |
 //! | `both` | either of two values where the question asks for what has both, the data showing it matters (`check:both`) | the intersection of the query's block for each value |
 //! | `direction` | a superlative against the ranking direction (`check:direction`) | the first ORDER BY key's direction reversed, or MAX and MIN swapped |
 

@@ -121,8 +121,8 @@ fn compared_rows<E: Executor + ?Sized>(db: &mut E, sql: &str) -> Option<Vec<Vec<
 
 /// What the data says of each compared string literal, read as the caller: the stored values it
 /// matches ignoring case and spaces and, when none, the stored values like it (pg_trgm's
-/// similarity, when the extension is there) and the other columns that hold it. A literal whose
-/// first read fails is left out (not judged).
+/// similarity, when the extension is there), those that hold it within a longer text, and the
+/// other columns that hold it. A literal whose first read fails is left out (not judged).
 fn read_stored<E: Executor + ?Sized>(db: &mut E, query: &Query, catalog: &Catalog, found: &[Literal]) -> BTreeMap<Literal, Stored> {
     let mut trgm: Option<Option<String>> = None;
     let mut out = BTreeMap::new();
@@ -139,6 +139,9 @@ fn read_stored<E: Executor + ?Sized>(db: &mut E, query: &Query, catalog: &Catalo
             });
             if let Some(sql) = schema.as_deref().and_then(|s| literals::near_sql(l, s)) {
                 stored.near = db.run(&sql, 3).map(first_texts).unwrap_or_default();
+            }
+            if let Some(sql) = literals::within_sql(l) {
+                stored.within = db.run(&sql, 3).map(first_texts).unwrap_or_default();
             }
             for (rel, columns, sql) in literals::elsewhere_sql(l, query, catalog) {
                 if let Ok(Outcome::Rows(r)) = db.run(&sql, 1) {

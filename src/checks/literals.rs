@@ -12,11 +12,15 @@
 //!   number column compared with a text that is no number. An absent value with none of this is
 //!   not judged: the question may ask about something the data does not have;
 //! - `<>` / `NOT IN` with a text the column holds in no form excludes nothing;
-//! - a pattern no stored value matches in any case matches nothing.
+//! - a pattern no stored value matches in any case matches nothing;
+//! - the column holds the text in no value of its own but as whole words within longer values
+//!   (`hometown = 'Kentucky'` where `'Louisville, Kentucky'` is stored): the question names a part
+//!   of the value, which a pattern compares (`ILIKE '%Kentucky%'`).
 //!
 //! Surrounding spaces are not judged: a column padded with spaces is compared unpadded as often
 //! by the people who know it (Spider's flight_2 gold does so 36 times). The fix replaces the
-//! literal by the one stored value it matches in another case, or by the one stored value like it.
+//! literal by the one stored value it matches in another case, or by the one stored value like it,
+//! and an equality with a text held only within longer values by a pattern.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::ops::ControlFlow;
@@ -101,6 +105,10 @@ pub struct Stored {
     /// When there are none: other columns (of the query's tables, or one foreign key away) that
     /// hold it.
     pub elsewhere: Vec<(RelName, String)>,
+    /// When there are none: stored values of the column that hold the literal's text as whole
+    /// words within a longer text (`'Louisville, Kentucky'` for `'Kentucky'`), ignoring case, at
+    /// most 3.
+    pub within: Vec<String>,
     /// For a pattern that matches several stored values: those equal to its text without the
     /// wildcards, ignoring case and spaces (`'%Republic%'`: `'Republic'`).
     pub same_as_core: Vec<String>,
@@ -270,6 +278,35 @@ pub fn near_sql(l: &Literal, trgm: &str) -> Option<String> {
     ))
 }
 
+/// The SQL that reads the stored values of the column that hold the literal's text as whole words
+/// within a longer text, ignoring case, at most 3 (the literal is absent as a whole value when it
+/// is asked). `None` for a number column, and for a text of fewer than two letters or digits
+/// (`'A'` is a word of too many values to say anything).
+pub fn within_sql(l: &Literal) -> Option<String> {
+    let core = l.core();
+    if l.cast || core.chars().filter(|c| c.is_alphanumeric()).count() < 2 {
+        return None;
+    }
+    let c = quote_ident(&l.column);
+    Some(format!(
+        "SELECT v FROM (SELECT DISTINCT v FROM (SELECT {c}::text AS v FROM {} WHERE {c} IS NOT NULL LIMIT {NEAR_SCAN}) AS r) AS d WHERE v ~* {} ORDER BY v LIMIT 3",
+        l.rel,
+        quote(&format!("\\m{}\\M", regex_literal(&core)))
+    ))
+}
+
+/// A text as a POSIX regular expression that matches it literally: every character that is not a
+/// letter or a digit escaped.
+fn regex_literal(w: &str) -> String {
+    w.chars().map(|c| if c.is_alphanumeric() { c.to_string() } else { format!("\\{c}") }).collect()
+}
+
+/// The pattern that compares a part of a value: the literal's text between wildcards, its own
+/// wildcards escaped.
+fn part_pattern(l: &Literal) -> String {
+    format!("%{}%", l.core().replace('\\', "\\\\").replace('%', "\\%").replace('_', "\\_"))
+}
+
 /// Where else an absent literal is looked for: the text columns of the query's tables and of the
 /// tables one foreign key away from the compared one (the compared column left out), each table
 /// with the SQL that reads, in one row, whether each of its columns holds it.
@@ -315,8 +352,7 @@ pub fn holders_sql(words: &[String], query: &Query, catalog: &Catalog) -> Vec<St
 /// singular "scene" is held by "Deleted Scenes", "part" is not held by "Department".
 pub fn word_start_holders_sql(words: &[String], query: &Query, catalog: &Catalog) -> Vec<String> {
     // every character that is not a letter or a digit is escaped, so the word is read literally
-    let escaped = |w: &str| w.chars().map(|c| if c.is_alphanumeric() { c.to_string() } else { format!("\\{c}") }).collect::<String>();
-    holders(words, query, catalog, |w| format!("~* {}", quote(&format!("\\m{}", escaped(w)))))
+    holders(words, query, catalog, |w| format!("~* {}", quote(&format!("\\m{}", regex_literal(w)))))
 }
 
 /// Per table of [`text_columns_near`], the SQL that reads whether any text column holds each word,
@@ -396,7 +432,16 @@ fn evidence(l: &Literal, s: &Stored) -> Vec<String> {
     if l.cast && !l.op.pattern() && !is_number(&l.value) {
         out.push(format!("the column holds numbers and {} is none", quote(&l.value)));
     }
+    if !s.within.is_empty() {
+        out.push(format!("it holds {} within longer values: {}", quote(&l.core()), listed(&s.within)));
+    }
     out
+}
+
+/// A literal the column holds only as a part of longer values, and nowhere else in a whole value:
+/// the question names a part of the value (the fix compares with [`part_pattern`]).
+fn part_only(s: &Stored) -> bool {
+    s.variants.is_empty() && !s.within.is_empty() && s.elsewhere.is_empty()
 }
 
 /// The `literal` findings, given what was read of each comparison.
@@ -424,8 +469,14 @@ pub fn check(found: &[Literal], stored: &BTreeMap<Literal, Stored>, question: &s
             } else {
                 let said = evidence(l, s);
                 let because = if said.is_empty() { String::new() } else { format!(": {}", said.join("; ")) };
+                let part = quote(&part_pattern(l));
                 match l.op {
                     Op::Equals if said.is_empty() => return None,
+                    Op::Equals if part_only(s) => format!("{t}.{c} holds no {v} as a whole value{because}: compare a part of the value, ILIKE {part}"),
+                    Op::Differs if part_only(s) => format!("{t}.{c} holds no {v} as a whole value, so excluding it excludes nothing{because}: exclude a part of the value, NOT ILIKE {part}"),
+                    Op::Matches if part_only(s) && !l.value.contains(['%', '_']) => {
+                        format!("no stored value of {t}.{c} matches {v} in any case, so the pattern matches nothing{because}: match a part of the value, ILIKE {part}")
+                    }
                     // `<> 'null'` where no row stores the word keeps exactly the rows that hold a
                     // value, as `IS NOT NULL` does: what it was written for
                     Op::Differs if l.value.trim().eq_ignore_ascii_case("null") => return None,
@@ -446,8 +497,22 @@ pub fn check(found: &[Literal], stored: &BTreeMap<Literal, Stored>, question: &s
 pub fn replace(query: &Query, catalog: &Catalog, stored: &BTreeMap<Literal, Stored>, question: &str) -> Option<(Query, String)> {
     let mut swaps: BTreeMap<String, String> = BTreeMap::new();
     let mut narrow: BTreeMap<String, String> = BTreeMap::new();
+    let mut parts: BTreeMap<String, String> = BTreeMap::new();
+    let mut widened_patterns: BTreeMap<String, String> = BTreeMap::new();
     for l in comparisons(query, catalog) {
         let Some(s) = stored.get(&l) else { continue };
+        if part_only(s) {
+            match l.op {
+                Op::Equals | Op::Differs => {
+                    parts.insert(l.value.clone(), part_pattern(&l));
+                }
+                Op::Matches if !l.value.contains(['%', '_']) => {
+                    widened_patterns.insert(l.value.clone(), part_pattern(&l));
+                }
+                _ => {}
+            }
+            continue;
+        }
         if l.op.pattern() {
             if let Some(value) = widened(&l, s, question) {
                 narrow.insert(l.value.clone(), value.clone());
@@ -463,12 +528,16 @@ pub fn replace(query: &Query, catalog: &Catalog, stored: &BTreeMap<Literal, Stor
             swaps.insert(l.value.clone(), to.clone());
         }
     }
-    if swaps.is_empty() && narrow.is_empty() {
+    if swaps.is_empty() && narrow.is_empty() && parts.is_empty() && widened_patterns.is_empty() {
         return None;
     }
+    let stored_as: Vec<String> = swaps.iter().map(|(a, b)| format!("'{a}' → '{b}'")).chain(narrow.iter().map(|(a, b)| format!("LIKE '{a}' → = '{b}'"))).collect();
+    let part_of: Vec<String> = parts.iter().map(|(a, b)| format!("= '{a}' → ILIKE '{b}'")).chain(widened_patterns.iter().map(|(a, b)| format!("LIKE '{a}' → LIKE '{b}'"))).collect();
+    swaps.extend(widened_patterns);
     struct Swap<'a> {
         swaps: &'a BTreeMap<String, String>,
         narrow: &'a BTreeMap<String, String>,
+        parts: &'a BTreeMap<String, String>,
     }
     impl sqlparser::ast::VisitorMut for Swap<'_> {
         type Break = ();
@@ -480,6 +549,16 @@ pub fn replace(query: &Query, catalog: &Catalog, stored: &BTreeMap<Literal, Stor
                         let right = Expr::Value(Value::SingleQuotedString(to.clone()).into());
                         *e = Expr::BinaryOp { left: expr.clone(), op: BinaryOperator::Eq, right: Box::new(right) };
                     }
+                }
+                // `c = 'Kentucky'` → `c ILIKE '%Kentucky%'`, `<>` → `NOT ILIKE`
+                Expr::BinaryOp { left, op: op @ (BinaryOperator::Eq | BinaryOperator::NotEq), right } => {
+                    let (column, to) = match (string_of(right).and_then(|v| self.parts.get(v)), string_of(left).and_then(|v| self.parts.get(v))) {
+                        (Some(to), _) if compared_column(left).is_some() => (left.clone(), to),
+                        (_, Some(to)) if compared_column(right).is_some() => (right.clone(), to),
+                        _ => return ControlFlow::Continue(()),
+                    };
+                    let pattern = Box::new(Expr::Value(Value::SingleQuotedString(to.clone()).into()));
+                    *e = Expr::ILike { negated: *op == BinaryOperator::NotEq, any: false, expr: column, pattern, escape_char: None };
                 }
                 Expr::Value(v) => {
                     if let Value::SingleQuotedString(s) = &mut v.value {
@@ -494,13 +573,15 @@ pub fn replace(query: &Query, catalog: &Catalog, stored: &BTreeMap<Literal, Stor
         }
     }
     let mut fixed = query.clone();
-    let _ = sqlparser::ast::VisitMut::visit(&mut fixed, &mut Swap { swaps: &swaps, narrow: &narrow });
-    let what: Vec<String> = swaps
-        .iter()
-        .map(|(a, b)| format!("'{a}' → '{b}'"))
-        .chain(narrow.iter().map(|(a, b)| format!("LIKE '{a}' → = '{b}'")))
-        .collect();
-    Some((fixed, format!("{}: the value as the column stores it", what.join(", "))))
+    let _ = sqlparser::ast::VisitMut::visit(&mut fixed, &mut Swap { swaps: &swaps, narrow: &narrow, parts: &parts });
+    let mut what = Vec::new();
+    if !stored_as.is_empty() {
+        what.push(format!("{}: the value as the column stores it", stored_as.join(", ")));
+    }
+    if !part_of.is_empty() {
+        what.push(format!("{}: a part of the values the column stores", part_of.join(", ")));
+    }
+    Some((fixed, what.join("; ")))
 }
 
 #[cfg(test)]
@@ -537,6 +618,7 @@ mod tests {
             near: near.iter().map(|s| s.to_string()).collect(),
             elsewhere: elsewhere.iter().map(|(r, c)| ((*r).clone(), c.to_string())).collect(),
             same_as_core: vec![],
+            within: vec![],
         }
     }
 
@@ -600,6 +682,48 @@ mod tests {
         assert_eq!(names, ["customers", "authors"]);
         assert_eq!(places[0].1, ["city"]);
         assert!(places[0].2.contains("coalesce(bool_or(lower(btrim(city::text)) = lower(btrim('Atlantis'))), false)"), "{}", places[0].2);
+    }
+
+    #[test]
+    fn a_value_held_only_within_longer_values_is_compared_as_a_part() {
+        let cat = bookshop();
+        let q = check_query("SELECT name FROM customers WHERE city = 'Kentucky' AND city <> 'Ohio' AND name LIKE 'Smith' AND city = 'A'").unwrap().query;
+        let found = comparisons(&q, &cat);
+        let get = |v: &str| found.iter().find(|l| l.value == v).unwrap().clone();
+        // read as whole words, ignoring case, the value's other characters literal
+        let sql = within_sql(&get("Kentucky")).unwrap();
+        assert!(sql.contains("WHERE v ~* '\\mKentucky\\M' ORDER BY v LIMIT 3"), "{sql}");
+        assert!(within_sql(&Literal { value: "St. Louis".into(), ..get("Kentucky") }).unwrap().contains("'\\mSt\\.\\ Louis\\M'"));
+        assert!(within_sql(&get("A")).is_none(), "one letter is a word of too many values");
+        let within = |v: &[&str]| Stored { within: v.iter().map(|s| s.to_string()).collect(), ..Default::default() };
+        let mut read = BTreeMap::new();
+        read.insert(get("Kentucky"), within(&["Fort Campbell, Kentucky", "Louisville, Kentucky"]));
+        read.insert(get("Ohio"), within(&["Columbus, Ohio"]));
+        read.insert(get("Smith"), within(&["Ann Smith"]));
+        read.insert(get("A"), Stored::default());
+        let f: Vec<String> = check(&found, &read, "").into_iter().map(|f| f.message).collect();
+        assert_eq!(f.len(), 3, "{f:?}");
+        assert!(
+            f.iter().any(|m| m == "customers.city holds no 'Kentucky' as a whole value: it holds 'Kentucky' within longer values: 'Fort Campbell, Kentucky', 'Louisville, Kentucky': compare a part of the value, ILIKE '%Kentucky%'"),
+            "{f:?}"
+        );
+        assert!(f.iter().any(|m| m.contains("excludes nothing: it holds 'Ohio' within longer values: 'Columbus, Ohio': exclude a part of the value, NOT ILIKE '%Ohio%'")), "{f:?}");
+        assert!(f.iter().any(|m| m.contains("the pattern matches nothing: it holds 'Smith' within longer values: 'Ann Smith': match a part of the value, ILIKE '%Smith%'")), "{f:?}");
+        let (fixed, what) = replace(&q, &cat, &read, "").unwrap();
+        assert_eq!(
+            fixed.to_string(),
+            "SELECT name FROM customers WHERE city ILIKE '%Kentucky%' AND city NOT ILIKE '%Ohio%' AND name LIKE '%Smith%' AND city = 'A'"
+        );
+        assert_eq!(what, "= 'Kentucky' → ILIKE '%Kentucky%', = 'Ohio' → ILIKE '%Ohio%', LIKE 'Smith' → LIKE '%Smith%': a part of the values the column stores");
+        // another column that holds the whole value says more than a part of this one: no pattern
+        let authors = cat.tables[0].name.clone();
+        let mut both = within(&["Louisville, Kentucky"]);
+        both.elsewhere = vec![(authors, "country".into())];
+        read.insert(get("Kentucky"), both);
+        let f: Vec<String> = check(&found, &read, "").into_iter().map(|f| f.message).collect();
+        assert!(f.iter().any(|m| m.contains("authors.country holds it; it holds 'Kentucky' within longer values") && m.ends_with("compare the column that holds it, with the value as stored")), "{f:?}");
+        let (fixed, _) = replace(&q, &cat, &read, "").unwrap();
+        assert!(fixed.to_string().contains("city = 'Kentucky'"), "{fixed}");
     }
 
     #[test]
