@@ -113,6 +113,10 @@ pub const COMPARATIVES: &[&str] = &[
     "under", "above", "below", "exceeding", "exceeds", "exceed",
 ];
 
+/// Words that take rows away from those a question lists ("all the donors except those whose
+/// amount is less than 9"): a comparison they govern names the rows left out.
+pub const EXCLUDING: &[&str] = &["except", "excluding", "other than", "apart from", "aside from", "but not", "not including"];
+
 /// Comparatives that bound from above ("less than 5", "under 5", "at most 5").
 pub const BOUNDS_BELOW: &[&str] = &["less", "fewer", "lower", "smaller", "younger", "under", "below", "at most"];
 

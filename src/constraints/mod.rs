@@ -38,7 +38,9 @@ pub enum Kind {
     Average,
     /// "more than 5", "at least three": a comparison with that value; `inclusive` when the bound
     /// holds the value itself ("at least", "at most", "no more than", "not less than").
-    Comparison { op: Direction, value: f64, inclusive: bool },
+    /// `excluded`: the question takes the rows the words name away ("except those whose amount
+    /// is less than 9"), so `op` and `inclusive` are those of the rows kept (`>= 9`).
+    Comparison { op: Direction, value: f64, inclusive: bool, excluded: bool },
     /// A quoted string or a year the SQL must use as a literal.
     Literal { value: String },
     /// "for each", "per": GROUP BY (or a window partition).
@@ -85,11 +87,16 @@ impl Constraint {
             Kind::Percentage { .. } => format!("\"{p}\": a ratio: divide as numeric (and multiply by 100 for a percentage)"),
             Kind::Sum => format!("\"{p}\": add up with SUM(...)"),
             Kind::Average => format!("\"{p}\": use AVG(...)"),
-            Kind::Comparison { op, value, inclusive } => format!(
-                "\"{p}\": a condition {}{} {value}",
-                if *op == Direction::Greater { ">" } else { "<" },
-                if *inclusive { "=" } else { "" }
-            ),
+            Kind::Comparison { op, value, inclusive, excluded } => {
+                let kept = format!("{}{} {value}", if *op == Direction::Greater { ">" } else { "<" }, if *inclusive { "=" } else { "" });
+                if *excluded {
+                    // the rows named: the complement of those kept
+                    let named = format!("{}{} {value}", if *op == Direction::Greater { "<" } else { ">" }, if *inclusive { "" } else { "=" });
+                    format!("\"{p}\": keep only the rows with {kept} (or take those with {named} away with NOT, NOT IN or EXCEPT)")
+                } else {
+                    format!("\"{p}\": a condition {kept}")
+                }
+            }
             Kind::Literal { value } => format!("use the value '{value}' from the question in a condition"),
             Kind::Grouping => format!("\"{p}\": GROUP BY the entity the question iterates over"),
             Kind::Negation => format!("\"{p}\": exclude with NOT EXISTS, NOT IN, an anti-join, <> or EXCEPT"),
@@ -154,6 +161,14 @@ static ORDER_RANGE: Lazy<Regex> = Lazy::new(|| {
 });
 /// A percentage of another quantity: `80% of the average`.
 static RELATIVE_AFTER: Lazy<Regex> = Lazy::new(|| re(r"^(?:%|\s*percent)\s+of\b"));
+/// Words that take away the rows a comparison right after them names: "except (for) those whose
+/// donation amount is less than 9" (a word for the rows, then at most six words, none ending a
+/// clause), "but not under 30". Not "people other than Bob older than 30", whose comparison
+/// chooses among the people kept.
+static EXCLUDED_BEFORE: Lazy<Regex> = Lazy::new(|| {
+    let words = lexicon::alternation(lexicon::EXCLUDING.iter().copied().filter(|w| *w != "but not"));
+    re(&format!(r"(?:\b(?:{words})\s+(?:for\s+)?(?:those|the ones|ones|any|all)\b(?:\s+[^\s,;.!?]+){{0,6}}|\bbut not(?:\s+[^\s,;.!?]+){{0,2}})\s*$"))
+});
 /// A verb that asks for a number of rows: "list at least five ..." is not a comparison.
 static ROWS_VERB_BEFORE: Lazy<Regex> = Lazy::new(|| re(r"\b(?:name|list|pick|show|give|find|select|state)\s+(?:down\s+)?$"));
 static COUNT: Lazy<Regex> = Lazy::new(|| {
@@ -348,7 +363,15 @@ pub fn extract(question: &str, evidence: Option<&str>) -> Vec<Constraint> {
         let op = if less != negated { Direction::Less } else { Direction::Greater };
         // "at least 5" and "no more than 5" hold 5 itself; "more than 5" and "under 5" do not
         let inclusive = phrase.starts_with("at ") || negated;
-        push(Kind::Comparison { op, value, inclusive }, m[0].trim_end_matches(|c: char| !c.is_alphanumeric()));
+        let words = m[0].trim_end_matches(|c: char| !c.is_alphanumeric());
+        // "except those whose amount is less than 9": the rows kept are the others, `>= 9`
+        match EXCLUDED_BEFORE.find(&q[..start]) {
+            Some(x) => {
+                let flipped = if op == Direction::Less { Direction::Greater } else { Direction::Less };
+                push(Kind::Comparison { op: flipped, value, inclusive: !inclusive, excluded: true }, &format!("{}{words}", &q[x.start()..start]));
+            }
+            None => push(Kind::Comparison { op, value, inclusive, excluded: false }, words),
+        }
     }
     for m in QUOTED.captures_iter(question) {
         // (read from the original text: the mined copy has them masked)
@@ -474,11 +497,13 @@ pub fn verify(c: &Constraint, f: &QueryFacts) -> Verdict {
         }
         Kind::Sum => f.has_function(&["sum", "count", "total"]) || f.addition || f.identifier_mentions(&["total", "sum"]),
         Kind::Average => f.has_function(&["avg"]) || f.division || f.identifier_mentions(&["avg", "average", "mean"]),
-        Kind::Comparison { op, value, .. } => {
-            let ok_ops: &[CompareOp] = match op {
-                Direction::Greater => &[CompareOp::Gt, CompareOp::GtEq],
-                Direction::Less => &[CompareOp::Lt, CompareOp::LtEq],
-            };
+        Kind::Comparison { op, value, excluded, .. } => {
+            let greater: &[CompareOp] = &[CompareOp::Gt, CompareOp::GtEq];
+            let less: &[CompareOp] = &[CompareOp::Lt, CompareOp::LtEq];
+            let ok_ops = if *op == Direction::Greater { greater } else { less };
+            // rows taken away may be named as the question names them, under a negation or
+            // EXCEPT (`EXCEPT … WHERE amount < 9`, `NOT amount < 9`)
+            let named_ops = if *op == Direction::Greater { less } else { greater };
             // "more than 5" is `> 5` or `>= 6`; a bound within one either way passes, whether
             // the question includes it or not: Spider's golds write 13 of 618 `spider_train`
             // comparisons and 3 of 51 dev ones the other way ("at least 10 flights" as `> 10`),
@@ -488,6 +513,7 @@ pub fn verify(c: &Constraint, f: &QueryFacts) -> Verdict {
             // a count stored per threshold: "test takers with a score over 1500" is `NumGE1500`
             let in_name = *value >= 10.0 && value.fract() == 0.0 && f.identifier_mentions(&[&format!("{}", *value as u64)]);
             f.comparisons.iter().any(|cmp| ok_ops.contains(&cmp.op) && near(cmp.value))
+                || (*excluded && (f.negation || f.set_operation) && f.comparisons.iter().any(|cmp| named_ops.contains(&cmp.op) && near(cmp.value)))
                 || f.between.iter().any(|(l, h)| near(*l) || near(*h))
                 || in_name
                 || f.limits.iter().any(|l| (*l as f64 - value).abs() < 1e-9)
@@ -635,6 +661,37 @@ mod tests {
     }
 
     #[test]
+    fn a_comparison_under_except_names_the_rows_taken_away() {
+        let q = "Show the names of all the donors except those whose donation amount less than 9.";
+        let c = extract(q, None);
+        let cmp = c.iter().find(|c| c.name() == "comparison").expect("a comparison");
+        assert_eq!(cmp.kind, Kind::Comparison { op: Direction::Greater, value: 9.0, inclusive: true, excluded: true });
+        assert_eq!(cmp.phrase, "except those whose donation amount less than 9");
+        assert!(cmp.requirement().contains("keep only the rows with >= 9 (or take those with < 9 away"), "{}", cmp.requirement());
+        // the rows named kept is the misreading; the rows kept, or those named taken away, hold
+        assert!(!kind_holds("comparison", q, "SELECT donator_name FROM endowment WHERE amount < 9"));
+        for right in [
+            "SELECT donator_name FROM endowment WHERE amount >= 9",
+            "SELECT donator_name FROM endowment WHERE NOT amount < 9",
+            "SELECT donator_name FROM endowment EXCEPT SELECT donator_name FROM endowment WHERE amount < 9",
+        ] {
+            assert!(kind_holds("comparison", q, right), "{right}");
+        }
+        let q = "Show all storm names except for those with at least two affected regions.";
+        assert!(kind_holds("comparison", q, "SELECT name FROM storm EXCEPT SELECT s.name FROM storm s JOIN affected_region a ON s.storm_id = a.storm_id GROUP BY s.name HAVING COUNT(*) >= 2"));
+        assert!(!kind_holds("comparison", q, "SELECT s.name FROM storm s JOIN affected_region a ON s.storm_id = a.storm_id GROUP BY s.name HAVING COUNT(*) >= 2"));
+        let q = "Find the people who have friends aged above 40 but not under 30.";
+        assert!(extract(q, None).iter().any(|c| c.kind == Kind::Comparison { op: Direction::Greater, value: 30.0, inclusive: true, excluded: true }));
+        assert!(extract(q, None).iter().any(|c| c.kind == Kind::Comparison { op: Direction::Greater, value: 40.0, inclusive: false, excluded: false }));
+        // a comparison that chooses among the rows kept is read as it is
+        let q = "Which people other than Bob are older than 30?";
+        assert!(extract(q, None).iter().any(|c| c.kind == Kind::Comparison { op: Direction::Greater, value: 30.0, inclusive: false, excluded: false }));
+        // "but not more than": a bound, not an exclusion
+        let q = "List the shops with some staff but not more than 5 employees.";
+        assert!(extract(q, None).iter().any(|c| c.kind == Kind::Comparison { op: Direction::Less, value: 5.0, inclusive: true, excluded: false }));
+    }
+
+    #[test]
     fn wordings_that_only_look_like_constraints() {
         // inequality and an attribute name, not DISTINCT
         assert!(!kinds("Whose permanent address is different from his current address?").contains(&"distinct"));
@@ -646,7 +703,7 @@ mod tests {
         assert!(!kinds("List down at least five names of heroes.").contains(&"comparison"));
         assert!(!kinds("Which heroes are taller than 80% of the average height?").contains(&"comparison"));
         let c = extract("How many schools have a rate less than 0.18%?", None);
-        assert!(c.iter().any(|c| c.kind == Kind::Comparison { op: Direction::Less, value: 0.18, inclusive: false }), "{c:?}");
+        assert!(c.iter().any(|c| c.kind == Kind::Comparison { op: Direction::Less, value: 0.18, inclusive: false, excluded: false }), "{c:?}");
         // "per" after a number is a rate
         assert!(!kinds("How many loans of at least 250,000 per account were approved?").contains(&"grouping"));
         assert!(kinds("How many loans per account were approved?").contains(&"grouping"));
