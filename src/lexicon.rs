@@ -115,7 +115,11 @@ pub const COMPARATIVES: &[&str] = &[
 
 /// Words that take rows away from those a question lists ("all the donors except those whose
 /// amount is less than 9"): a comparison they govern names the rows left out.
-pub const EXCLUDING: &[&str] = &["except", "excluding", "other than", "apart from", "aside from", "but not", "not including"];
+pub const EXCLUDING: &[&str] = &["except", "excluding", "other than", "apart from", "aside from", "not including"];
+
+/// Words that take away the rows a comparison right after them names, with no word for the rows
+/// between ("above 40 but not under 30").
+pub const EXCLUDING_AT_ONCE: &[&str] = &["but not"];
 
 /// Comparatives that bound from above ("less than 5", "under 5", "at most 5").
 pub const BOUNDS_BELOW: &[&str] = &["less", "fewer", "lower", "smaller", "younger", "under", "below", "at most"];

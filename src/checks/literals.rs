@@ -301,10 +301,15 @@ fn regex_literal(w: &str) -> String {
     w.chars().map(|c| if c.is_alphanumeric() { c.to_string() } else { format!("\\{c}") }).collect()
 }
 
-/// The pattern that compares a part of a value: the literal's text between wildcards, its own
-/// wildcards escaped.
+/// The pattern that compares a part of a value: the literal's text between wildcards.
 fn part_pattern(l: &Literal) -> String {
-    format!("%{}%", l.core().replace('\\', "\\\\").replace('%', "\\%").replace('_', "\\_"))
+    part_of(&l.core())
+}
+
+/// A `LIKE` pattern that matches a text anywhere in a value: the text between wildcards, its own
+/// wildcards (and the escape character) escaped.
+fn part_of(text: &str) -> String {
+    format!("%{}%", text.replace('\\', "\\\\").replace('%', "\\%").replace('_', "\\_"))
 }
 
 /// Where else an absent literal is looked for: the text columns of the query's tables and of the
@@ -345,7 +350,7 @@ pub fn tables_read(query: &Query, catalog: &Catalog) -> Vec<RelName> {
 /// that reads, in one row, whether any of its text columns holds each word (ignoring case,
 /// anywhere in the value).
 pub fn holders_sql(words: &[String], query: &Query, catalog: &Catalog) -> Vec<String> {
-    holders(words, query, catalog, |w| format!("ILIKE {}", quote(&format!("%{}%", w.replace('\\', "\\\\").replace('%', "\\%").replace('_', "\\_")))))
+    holders(words, query, catalog, |w| format!("ILIKE {}", quote(&part_of(w))))
 }
 
 /// As [`holders_sql`], for words that must begin a word of the stored text (ignoring case): the
@@ -532,7 +537,7 @@ pub fn replace(query: &Query, catalog: &Catalog, stored: &BTreeMap<Literal, Stor
         return None;
     }
     let stored_as: Vec<String> = swaps.iter().map(|(a, b)| format!("'{a}' → '{b}'")).chain(narrow.iter().map(|(a, b)| format!("LIKE '{a}' → = '{b}'"))).collect();
-    let part_of: Vec<String> = parts.iter().map(|(a, b)| format!("= '{a}' → ILIKE '{b}'")).chain(widened_patterns.iter().map(|(a, b)| format!("LIKE '{a}' → LIKE '{b}'"))).collect();
+    let as_parts: Vec<String> = parts.iter().map(|(a, b)| format!("= '{a}' → ILIKE '{b}'")).chain(widened_patterns.iter().map(|(a, b)| format!("LIKE '{a}' → LIKE '{b}'"))).collect();
     swaps.extend(widened_patterns);
     struct Swap<'a> {
         swaps: &'a BTreeMap<String, String>,
@@ -578,8 +583,8 @@ pub fn replace(query: &Query, catalog: &Catalog, stored: &BTreeMap<Literal, Stor
     if !stored_as.is_empty() {
         what.push(format!("{}: the value as the column stores it", stored_as.join(", ")));
     }
-    if !part_of.is_empty() {
-        what.push(format!("{}: a part of the values the column stores", part_of.join(", ")));
+    if !as_parts.is_empty() {
+        what.push(format!("{}: a part of the values the column stores", as_parts.join(", ")));
     }
     Some((fixed, what.join("; ")))
 }

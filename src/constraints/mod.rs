@@ -166,8 +166,8 @@ static RELATIVE_AFTER: Lazy<Regex> = Lazy::new(|| re(r"^(?:%|\s*percent)\s+of\b"
 /// clause), "but not under 30". Not "people other than Bob older than 30", whose comparison
 /// chooses among the people kept.
 static EXCLUDED_BEFORE: Lazy<Regex> = Lazy::new(|| {
-    let words = lexicon::alternation(lexicon::EXCLUDING.iter().copied().filter(|w| *w != "but not"));
-    re(&format!(r"(?:\b(?:{words})\s+(?:for\s+)?(?:those|the ones|ones|any|all)\b(?:\s+[^\s,;.!?]+){{0,6}}|\bbut not(?:\s+[^\s,;.!?]+){{0,2}})\s*$"))
+    let (words, at_once) = (lexicon::alternation(lexicon::EXCLUDING.iter().copied()), lexicon::alternation(lexicon::EXCLUDING_AT_ONCE.iter().copied()));
+    re(&format!(r"(?:\b(?:{words})\s+(?:for\s+)?(?:those|the ones|ones|any|all)\b(?:\s+[^\s,;.!?]+){{0,6}}|\b(?:{at_once})(?:\s+[^\s,;.!?]+){{0,2}})\s*$"))
 });
 /// A verb that asks for a number of rows: "list at least five ..." is not a comparison.
 static ROWS_VERB_BEFORE: Lazy<Regex> = Lazy::new(|| re(r"\b(?:name|list|pick|show|give|find|select|state)\s+(?:down\s+)?$"));
