@@ -42,6 +42,15 @@
 //!         (`scope::written::only_its_own_value`, then the data read as the pipeline reads it) on
 //!         every gold query of both sets: a gold it would refuse is an answerable question refused.
 //!
+//!     cargo run --release --example answerability -- unplaced [FILE...]
+//!         no model: the rule of a name whose kind links to nothing, compared with a column
+//!         (`scope::written::unplaced_names`), on every gold query of both sets and every query in
+//!         the given raw files (Benchmark 2's `sql`, Benchmark 10's statuses), each question with
+//!         the words and names the evidence mode found unlinked and unmatched
+//!         (`answerability_evidence_history.jsonl`), as if the model's vote had let them all
+//!         through; each name it reads is then looked up as the pipeline does (held by a table the
+//!         query reads, or a neighbour, in any case): a name held is not a gap.
+//!
 //! Raw per-question results go to `bench/results/answerability_<mode>.jsonl` (or `$NL2SQL_BENCH_OUT`).
 
 use std::collections::BTreeMap;
@@ -157,6 +166,7 @@ fn main() {
         "statuses" => statuses_mode(flag("--half").unwrap_or_else(|| "measure".into()), flag("--ids"), &mut out),
         "own_value" => own_value_mode(&mut out),
         "replay" => replay_mode(args.iter().skip(1).filter(|a| !a.starts_with("--")).cloned().collect(), &mut out),
+        "unplaced" => unplaced_mode(args.iter().skip(1).filter(|a| !a.starts_with("--")).cloned().collect(), &mut out),
         other => panic!("unknown mode {other} (evidence, ask, statuses, replay)"),
     }
     println!("raw results: {out_path}");
@@ -526,6 +536,86 @@ fn replay_mode(files: Vec<String>, out: &mut std::fs::File) {
     println!("\n| queries | set | read (words let through, a query) | {} | any |\n|---|---|---|---|---|---|---|", RULES.join(" | "));
     for ((file, set), (fired, any, n)) in &tally {
         println!("| {file} | {set} | {n} | {} | {} | {} | {any} |", fired[0], fired[1], fired[2]);
+    }
+}
+
+/// `unplaced`: the rule of a name whose kind links to nothing, compared with a column
+/// (`scope::written::unplaced_names`), on gold queries and recorded ones, no model. Each question
+/// takes its words that link to nothing (not soft) and its names no stored value matched from the
+/// evidence file; a name the rule reads is then looked for as `ask::scope` looks for it (any text
+/// column of the tables the query reads, or of their neighbours, holding it as a word in any case):
+/// held, it is the data's and the rule is silent.
+fn unplaced_mode(files: Vec<String>, out: &mut std::fs::File) {
+    use nl2sql_core::checks::literals;
+    println!("Benchmark 10 (unplaced): command: cargo run --release --example answerability -- unplaced {}", files.join(" "));
+    let evidence_path = format!("{}/bench/results/answerability_evidence_history.jsonl", env!("CARGO_MANIFEST_DIR"));
+    // question text -> (db, words that link to nothing, names no stored value matched)
+    let mut gap_of: BTreeMap<(String, String), (Vec<String>, Vec<String>)> = BTreeMap::new();
+    for line in std::fs::read_to_string(&evidence_path).unwrap_or_else(|e| panic!("{evidence_path}: {e}")).lines() {
+        let r: Value = serde_json::from_str(line).expect("JSON line");
+        let words: Vec<String> = r["evidence"]["links"]
+            .as_array()
+            .map(|ls| ls.iter().filter(|l| l["to"].is_null() && l["soft"] != json!(true)).filter_map(|l| l["word"].as_str().map(str::to_string)).collect())
+            .unwrap_or_default();
+        let names: Vec<String> = r["evidence"]["unmatched_names"].as_array().map(|ns| ns.iter().filter_map(|n| n.as_str().map(str::to_string)).collect()).unwrap_or_default();
+        gap_of.insert((r["db"].as_str().unwrap().to_string(), r["question"].as_str().unwrap().to_string()), (words, names));
+    }
+    let mut queries: Vec<(String, String, String, String)> = Vec::new(); // (source, db, question, sql)
+    for (set_name, prefix) in [("spider_train", "train_"), ("spider", "spider_")] {
+        for q in load(&format!("{}/{set_name}/questions.json", data_dir())) {
+            let db = format!("{prefix}{}", q["db_id"].as_str().unwrap().to_lowercase());
+            queries.push((format!("gold {set_name}"), db, q["question"].as_str().unwrap().to_string(), q["gold_pg"].as_str().unwrap_or_default().to_string()));
+        }
+    }
+    for file in &files {
+        let name = file.rsplit('/').next().unwrap_or(file).to_string();
+        for line in std::fs::read_to_string(file).unwrap_or_else(|e| panic!("{file}: {e}")).lines() {
+            let r: Value = serde_json::from_str(line).expect("JSON line");
+            let Some(sql) = r["sql"].as_str() else { continue };
+            let db = r["db"].as_str().unwrap();
+            let db = if db.starts_with("train_") || db.starts_with("spider_") { db.to_string() } else if r["set"] == json!("spider") { format!("spider_{db}") } else { format!("train_{db}") };
+            let status = r["status"].as_str().unwrap_or("?");
+            queries.push((format!("{name} {status}"), db, r["question"].as_str().unwrap().to_string(), sql.to_string()));
+        }
+    }
+    let mut cache = BTreeMap::new();
+    // source -> (read, fired, fired with the name held nowhere)
+    let mut tally: BTreeMap<String, (usize, usize, usize)> = BTreeMap::new();
+    let mut seen = std::collections::BTreeSet::new();
+    for (source, db, question, sql) in &queries {
+        if !seen.insert((source.clone(), db.clone(), question.clone(), sql.clone())) {
+            continue;
+        }
+        let Some((words, names)) = gap_of.get(&(db.clone(), question.clone())) else { continue };
+        let Ok(checked) = nl2sql_core::sql::check_query(sql) else { continue };
+        let e = tally.entry(source.clone()).or_default();
+        e.0 += 1;
+        let found = nl2sql_core::scope::written::unplaced_names(&checked.query, catalog(db, &mut cache), question, names, words);
+        if found.is_empty() {
+            continue;
+        }
+        e.1 += 1;
+        // the names the data holds, as `ask::scope::held_in_data` reads them: not a gap
+        let mut c = connect(db);
+        let mut held_names: Vec<String> = Vec::new();
+        for h in literals::holders_sql(names, &checked.query, catalog(db, &mut cache)) {
+            let Ok(rows) = c.query(&h, &[]) else { continue };
+            let Some(row) = rows.first() else { continue };
+            for (i, n) in names.iter().enumerate() {
+                if row.get::<_, bool>(i) && !held_names.contains(n) {
+                    held_names.push(n.clone());
+                }
+            }
+        }
+        let left: Vec<String> = names.iter().filter(|n| !held_names.contains(n)).cloned().collect();
+        let held = nl2sql_core::scope::written::unplaced_names(&checked.query, catalog(db, &mut cache), question, &left, words).is_empty();
+        e.2 += !held as usize;
+        println!("  [{source}] {} {question}  {:?}  ({sql})", if held { "held" } else { "FIRES" }, found);
+        writeln!(out, "{}", json!({"source": source, "db": db, "question": question, "sql": sql, "found": found, "held": held})).unwrap();
+    }
+    println!("\n| queries | read | read a name whose kind links to nothing | of them held nowhere (the rule speaks) |\n|---|---|---|---|");
+    for (source, (n, f, fires)) in &tally {
+        println!("| {source} | {n} | {f} | {fires} |");
     }
 }
 

@@ -1490,9 +1490,11 @@ fn words_that_link_to_nothing_are_answered_when_the_model_reads_them_as_the_sche
 
 #[test]
 fn a_query_that_can_only_return_the_value_it_compares_with_and_the_data_holds_nowhere_is_refused() {
-    // "Which authors are Nobel laureates?": the name compared with what no stored value holds
+    // "Which authors are laureates of the Nobel?": the name compared with what no stored value
+    // holds ("Nobel laureates", a name whose kind links to nothing, is refused before this reading
+    // by `scope::written::unplaced_names`: see the test after this one)
     let own = "SELECT DISTINCT name FROM authors WHERE name ILIKE '%Nobel%'";
-    let question = "Which authors are Nobel laureates?";
+    let question = "Which authors are laureates of the Nobel?";
     let none = || rows(&["name"], json!([]));
     let mut db = ScriptedDb::bookshop().answer("ILIKE '%Nobel%'", none());
     let mut model = far(&["nobel", "laureates"], vec![text_reply(ANSWERABLE), sql_reply(own), sql_reply(own), sql_reply(own), sql_reply(own)]);
@@ -1515,6 +1517,28 @@ fn a_query_that_can_only_return_the_value_it_compares_with_and_the_data_holds_no
     let mut model = far(&["nobel", "laureates"], vec![sql_reply(own), sql_reply(own), sql_reply(own), sql_reply(own)]);
     let e = run(&mut db, &mut model, question, json!({"probe": false, "refuse": false})).unwrap();
     assert!(e.answered() && e.chosen_sql == own, "{:?}", stages(&e));
+}
+
+#[test]
+fn a_name_whose_kind_links_to_nothing_compared_with_a_column_is_refused() {
+    // "coast" links to nothing and the vote reads it as the schema's; no stored value holds
+    // "Pacific", and the model puts the name in the authors' country
+    let pacific = "SELECT name FROM authors WHERE country = 'Pacific'";
+    let question = "Which authors live on the Pacific coast?";
+    let replies = || vec![text_reply(ANSWERABLE), sql_reply(pacific), sql_reply(pacific), sql_reply(pacific), sql_reply(pacific)];
+    let e = run(&mut ScriptedDb::bookshop(), &mut far(&["coast"], replies()), question, json!({"probe": false})).unwrap();
+    assert_eq!((e.status(), e.answered(), e.chosen_sql.as_str()), (Status::Unanswerable, false, ""), "{:?}", stages(&e));
+    let second = e.steps.iter().filter(|s| s.stage == Stage::Scope).nth(1).expect("a second scope step");
+    assert_eq!((second.sql.as_deref(), second.data["kind"].clone()), (Some(pacific), json!("outside_knowledge")));
+    assert!(e.reason().contains("\"Pacific coast\" names a coast") && e.reason().contains("compares authors.country = 'Pacific'"), "{}", e.reason());
+    // a column of the tables it reads holds the name: the query's mistake, not a gap
+    let mut db = ScriptedDb::bookshop().answer("bool_or", rows(&["held"], json!([[true]])));
+    let e = run(&mut db, &mut far(&["coast"], replies()), question, json!({"probe": false})).unwrap();
+    assert_ne!(e.status(), Status::Unanswerable, "{:?}", stages(&e));
+    // refusal off: SQL
+    let replies_off = vec![sql_reply(pacific), sql_reply(pacific), sql_reply(pacific), sql_reply(pacific)];
+    let e = run(&mut ScriptedDb::bookshop(), &mut far(&["coast"], replies_off), question, json!({"probe": false, "refuse": false})).unwrap();
+    assert!(e.answered() && e.chosen_sql == pacific, "{:?}", stages(&e));
 }
 
 #[test]

@@ -82,30 +82,39 @@ pub fn proper_names(question: &str) -> Vec<String> {
 /// reads, those next to each other with nothing but spaces between them taken together ("the
 /// paintings of Mona Lisa's painter" names "Mona Lisa"; "Paris, Lyon" names two).
 pub fn proper_name_phrases(question: &str) -> Vec<String> {
+    proper_names_with_next(question).into_iter().map(|(phrase, _)| phrase).collect()
+}
+
+/// The phrases of [`proper_name_phrases`], each with the word right after it, lower-cased, when
+/// nothing but spaces parts them, it is no proper name and the name is no possessive: the noun
+/// the name modifies, which says what kind of thing it names ("the Pacific coast", "an Ivy League
+/// university", "the Big Ten conference"), or a verb ("did the Titanic sink").
+pub fn proper_names_with_next(question: &str) -> Vec<(String, Option<String>)> {
     let unquoted = without_quoted(question);
-    let mut out: Vec<String> = Vec::new();
+    let mut out: Vec<(String, Option<String>)> = Vec::new();
     let mut run: Vec<&str> = Vec::new();
     for t in words_of(&unquoted) {
         let possessive = t.text.strip_suffix("'s");
         let token = possessive.unwrap_or(t.text);
         let proper = is_proper(token, t.sentence_start);
         if !run.is_empty() && !(proper && t.joined) {
-            out.push(run.join(" "));
+            let next = (t.joined && !proper && !t.sentence_start).then(|| token.to_lowercase());
+            out.push((run.join(" "), next));
             run.clear();
         }
         if proper {
             run.push(token);
             // a possessive ends the name ("Mona Lisa's painter")
             if possessive.is_some() {
-                out.push(run.join(" "));
+                out.push((run.join(" "), None));
                 run.clear();
             }
         }
     }
     if !run.is_empty() {
-        out.push(run.join(" "));
+        out.push((run.join(" "), None));
     }
-    out.dedup();
+    out.dedup_by(|a, b| a.0 == b.0);
     out
 }
 
@@ -233,6 +242,18 @@ mod tests {
         assert_eq!(proper_name_phrases("Which students study Comp. Sci. Systems?"), ["Comp", "Sci", "Systems"]);
         // the words that are neither quoted nor names
         assert_eq!(common_words("The new customers in New York named 'New Age'"), ["the", "new", "customers", "in", "named"]);
+    }
+
+    #[test]
+    fn a_name_is_read_with_the_word_right_after_it() {
+        let next = |q: &str| proper_names_with_next(q);
+        assert_eq!(next("Which counties are on the Pacific coast?"), [("Pacific".to_string(), Some("coast".to_string()))]);
+        assert_eq!(next("Which heads studied at an Ivy League university?"), [("Ivy League".to_string(), Some("university".to_string()))]);
+        // a name at the end, one before punctuation, a possessive, one before another name or a quote: no next word
+        assert_eq!(next("Which customers live in New York?"), [("New York".to_string(), None)]);
+        assert_eq!(next("Flights from Paris, Lyon and 'Nice'?"), [("Paris".to_string(), None), ("Lyon".to_string(), Some("and".to_string()))]);
+        assert_eq!(next("Show the paintings of Mona Lisa's painter."), [("Mona Lisa".to_string(), None)]);
+        assert_eq!(next("Which hotels are in Paris 'Le Marais'?"), [("Paris".to_string(), None)]);
     }
 
     #[test]

@@ -119,6 +119,14 @@ pub fn judge(query: &Query, catalog: &Catalog, question: &str, gap: &Gap, ground
             ),
         ));
     }
+    if let Some((phrase, kind, compared)) = unplaced_names(query, catalog, question, names, unlinked).first() {
+        return Some((
+            Kind::OutsideKnowledge,
+            format!(
+                "the database does not record what the question names: \"{phrase} {kind}\" names a {kind}, no table, column or stored value holds \"{kind}\", and no row holds \"{phrase}\"; the query the model wrote compares {compared}, a column that holds other things, so it answers another question{close}"
+            ),
+        ));
+    }
     let unanswered = unanswered_items(query, catalog, question, unlinked);
     if let Some((item, returned)) = unanswered.first() {
         return Some((
@@ -720,6 +728,45 @@ pub fn dropped_names(query: &Query, catalog: &Catalog, question: &str, names: &[
         .collect()
 }
 
+/// The names of the question that say what kind of thing they are by a word that links to
+/// nothing, and that the query compares a column with: each phrase of
+/// [`super::words::proper_names_with_next`] with a word among `names` (words no stored value
+/// holds: the caller leaves out those the tables the query reads, or their neighbours, hold),
+/// followed by a word among `unlinked` (no table, column or stored value holds it) that is no
+/// name, and a comparison (`=`, `IN`, `LIKE`, `ILIKE`) of a column with a string holding a word
+/// of the name. Each is (phrase, the kind word, the comparison as written). "Which counties are
+/// on the Pacific coast?" → `location = 'Pacific'`, in a column that holds `North`, `West` and
+/// `East`: the database records no coast, so the name stands for a category it does not store,
+/// and the query puts it in a column that holds other things. A name the data lacks whose kind
+/// the schema has a place for ("orders from the city of Atlantis", "customers in the Atlantis
+/// region") is still answered: its answer is no rows.
+pub fn unplaced_names(query: &Query, catalog: &Catalog, question: &str, names: &[String], unlinked: &[String]) -> Vec<(String, String, String)> {
+    if names.is_empty() || unlinked.is_empty() {
+        return Vec::new();
+    }
+    let gaps: Vec<String> = unlinked.iter().map(|w| w.to_lowercase()).collect();
+    // `lower(country) LIKE '%pacific%'` compares the column as `country ILIKE` does
+    let compared: Vec<literals::Literal> =
+        literals::comparisons(&without_case_folding(query), catalog).into_iter().filter(|l| matches!(l.op, literals::Op::Equals | literals::Op::Matches)).collect();
+    let mut out = Vec::new();
+    for (phrase, next) in super::words::proper_names_with_next(question) {
+        let Some(kind) = next else { continue };
+        if !gaps.contains(&kind) || names.iter().any(|n| n.to_lowercase() == kind) {
+            continue;
+        }
+        let name_words: Vec<String> = phrase.split(' ').filter(|w| names.iter().any(|n| n == w)).map(str::to_lowercase).collect();
+        let writes_name = |l: &&literals::Literal| {
+            let core = l.core().to_lowercase();
+            core.split(|c: char| !c.is_alphanumeric()).any(|p| name_words.iter().any(|w| w == p))
+        };
+        if let Some(l) = compared.iter().find(writes_name) {
+            let op = if l.op.pattern() { "LIKE" } else { "=" };
+            out.push((phrase.clone(), kind, format!("{}.{} {op} '{}'", l.rel.name, l.column, l.value.replace('\'', "''"))));
+        }
+    }
+    out
+}
+
 /// The string values the query compares with columns (`table.column`, value) that the question
 /// does not name, distinct ignoring case: not in the question's text, no word of them a word of
 /// the question (as the linking matches words: a plural, a prefix, a stem), not a stored value
@@ -927,6 +974,35 @@ mod tests {
         assert!(decisive(&or, &[true]).is_none());
         // ... but a condition of its own read as nowhere decides before the rest is read
         assert_eq!(values(decisive(&and, &[true])), Some(and[0].literal.value.clone()));
+    }
+
+    #[test]
+    fn a_name_whose_kind_links_to_nothing_compared_with_a_column_is_read() {
+        let shop = bookshop();
+        let question = "Which authors live on the Pacific coast?";
+        let read = |sql: &str, names: &[&str], unlinked: &[&str]| unplaced_names(&query(sql), &shop, question, &words(names), &words(unlinked));
+        let found = read("SELECT name FROM authors WHERE country = 'Pacific'", &["Pacific"], &["coast"]);
+        assert_eq!(found, vec![("Pacific".to_string(), "coast".to_string(), "authors.country = 'Pacific'".to_string())]);
+        // as a pattern, in another case, through an alias, in an IN list
+        let found = read("SELECT a.name FROM authors AS a WHERE lower(a.country) LIKE '%pacific%'", &["Pacific"], &["coast"]);
+        assert_eq!(found.first().map(|f| f.2.as_str()), Some("authors.country LIKE '%pacific%'"));
+        assert_eq!(read("SELECT name FROM authors WHERE country IN ('Pacific', 'Atlantic')", &["Pacific"], &["coast"]).len(), 1);
+        // the name left out (dropped_names' case), compared under a negation, another value: nothing
+        assert!(read("SELECT name FROM authors", &["Pacific"], &["coast"]).is_empty());
+        assert!(read("SELECT name FROM authors WHERE country <> 'Pacific'", &["Pacific"], &["coast"]).is_empty());
+        assert!(read("SELECT name FROM authors WHERE country = 'Pacifica'", &["Pacific"], &["coast"]).is_empty());
+        // the kind links to the schema, or the name is held: not read
+        assert!(read("SELECT name FROM authors WHERE country = 'Pacific'", &["Pacific"], &[]).is_empty());
+        assert!(read("SELECT name FROM authors WHERE country = 'Pacific'", &[], &["coast"]).is_empty());
+        // a word that links to nothing elsewhere in the question is not the name's kind
+        let elsewhere = unplaced_names(&query("SELECT name FROM authors WHERE country = 'Pacific'"), &shop, "Which authors from Pacific live on a coast?", &words(&["Pacific"]), &words(&["coast"]));
+        assert!(elsewhere.is_empty());
+        // judged: the database does not record it; a name whose kind the schema holds is answered (no rows)
+        let (kind, reason) = judge(&query("SELECT name FROM authors WHERE country = 'Pacific'"), &shop, question, &gap(&words(&["coast"]), &words(&["Pacific"]), &[]), &[], &[]).expect("judged");
+        assert_eq!(kind, Kind::OutsideKnowledge);
+        assert!(reason.contains("\"Pacific coast\" names a coast") && reason.contains("compares authors.country = 'Pacific'"), "{reason}");
+        let atlantis = judge(&query("SELECT name FROM authors WHERE country = 'Atlantis'"), &shop, "Which authors live in the Atlantis country?", &gap(&[], &words(&["Atlantis"]), &[]), &[], &[]);
+        assert!(atlantis.is_none(), "{atlantis:?}");
     }
 
     #[test]
