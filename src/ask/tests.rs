@@ -1530,7 +1530,7 @@ fn a_name_whose_kind_links_to_nothing_compared_with_a_column_is_refused() {
     assert_eq!((e.status(), e.answered(), e.chosen_sql.as_str()), (Status::Unanswerable, false, ""), "{:?}", stages(&e));
     let second = e.steps.iter().filter(|s| s.stage == Stage::Scope).nth(1).expect("a second scope step");
     assert_eq!((second.sql.as_deref(), second.data["kind"].clone()), (Some(pacific), json!("outside_knowledge")));
-    assert!(e.reason().contains("\"Pacific coast\" names a coast") && e.reason().contains("compares authors.country = 'Pacific'"), "{}", e.reason());
+    assert!(e.reason().contains("the kind of thing \"Pacific coast\" is") && e.reason().contains("compares authors.country = 'Pacific'"), "{}", e.reason());
     // a column of the tables it reads holds the name: the query's mistake, not a gap
     let mut db = ScriptedDb::bookshop().answer("bool_or", rows(&["held"], json!([[true]])));
     let e = run(&mut db, &mut far(&["coast"], replies()), question, json!({"probe": false})).unwrap();

@@ -123,7 +123,7 @@ pub fn judge(query: &Query, catalog: &Catalog, question: &str, gap: &Gap, ground
         return Some((
             Kind::OutsideKnowledge,
             format!(
-                "the database does not record what the question names: \"{phrase} {kind}\" names a {kind}, no table, column or stored value holds \"{kind}\", and no row holds \"{phrase}\"; the query the model wrote compares {compared}, a column that holds other things, so it answers another question{close}"
+                "the database does not record what the question names: no table, column or stored value holds \"{kind}\", the kind of thing \"{phrase} {kind}\" is, and no row holds \"{phrase}\"; the query the model wrote compares {compared}, a column that holds other things, so it answers another question{close}"
             ),
         ));
     }
@@ -1000,7 +1000,7 @@ mod tests {
         // judged: the database does not record it; a name whose kind the schema holds is answered (no rows)
         let (kind, reason) = judge(&query("SELECT name FROM authors WHERE country = 'Pacific'"), &shop, question, &gap(&words(&["coast"]), &words(&["Pacific"]), &[]), &[], &[]).expect("judged");
         assert_eq!(kind, Kind::OutsideKnowledge);
-        assert!(reason.contains("\"Pacific coast\" names a coast") && reason.contains("compares authors.country = 'Pacific'"), "{reason}");
+        assert!(reason.contains("holds \"coast\", the kind of thing \"Pacific coast\" is, and no row holds \"Pacific\"") && reason.contains("compares authors.country = 'Pacific'"), "{reason}");
         let atlantis = judge(&query("SELECT name FROM authors WHERE country = 'Atlantis'"), &shop, "Which authors live in the Atlantis country?", &gap(&[], &words(&["Atlantis"]), &[]), &[], &[]);
         assert!(atlantis.is_none(), "{atlantis:?}");
     }
