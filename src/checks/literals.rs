@@ -1,8 +1,11 @@
 //! `literal`: a string literal compared with a column that does not hold it.
 //!
 //! Each comparison of a column with a string literal (`=`, `IN`, `<>`, `NOT IN`, `LIKE`,
-//! `ILIKE`, through a cast to text too) is read against the data, as the caller
+//! `ILIKE`, through a cast to text too, and through `lower()` or `upper()`, which compare the
+//! column ignoring case as `ILIKE` does) is read against the data, as the caller
 //! ([`super::Needs::literals`]), and judged:
+//! - a column folded to one case compared with a literal that has letters of the other
+//!   (`lower(city) = 'Paris'`) meets no value, whatever is stored;
 //! - the column holds the text only in another case (`country = 'france'`, stored `'France'`):
 //!   the comparison matches nothing the question means;
 //! - the column holds it in no form at all, and the data says what was meant: a stored value
@@ -19,8 +22,10 @@
 //!
 //! Surrounding spaces are not judged: a column padded with spaces is compared unpadded as often
 //! by the people who know it (Spider's flight_2 gold does so 36 times). The fix replaces the
-//! literal by the one stored value it matches in another case, or by the one stored value like it,
-//! and an equality with a text held only within longer values by a pattern.
+//! literal by the one stored value it matches in another case, or by the one stored value like it
+//! (each in the folded case when the column is folded: never a mixed-case value in
+//! `lower(c) = …`), a folded comparison's literal by its folded case, and an equality with a text
+//! held only within longer values by a pattern.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::ops::ControlFlow;
@@ -62,6 +67,38 @@ impl Op {
     }
 }
 
+/// How a query folds the case of a column before a comparison that heeds case (`=`, `IN`,
+/// `LIKE`): `lower(c) = 'paris'` matches every case of 'Paris', as `c ILIKE 'paris'` does.
+/// A folding under `ILIKE` changes nothing, and is read as none.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Default)]
+pub enum Folding {
+    #[default]
+    None,
+    /// `lower(c)`
+    Lower,
+    /// `upper(c)`
+    Upper,
+}
+
+impl Folding {
+    /// The text as the folded column can hold it.
+    pub fn apply(self, s: &str) -> String {
+        match self {
+            Folding::None => s.to_string(),
+            Folding::Lower => s.to_lowercase(),
+            Folding::Upper => s.to_uppercase(),
+        }
+    }
+
+    fn function(self) -> &'static str {
+        match self {
+            Folding::None => "",
+            Folding::Lower => "lower",
+            Folding::Upper => "upper",
+        }
+    }
+}
+
 /// One comparison of a column with a string literal.
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
 pub struct Literal {
@@ -71,6 +108,8 @@ pub struct Literal {
     pub op: Op,
     /// The column is not of a text type (compared through a cast to text).
     pub cast: bool,
+    /// The column's case is folded before it is compared.
+    pub folding: Folding,
 }
 
 impl Literal {
@@ -80,6 +119,21 @@ impl Literal {
             self.value.replace(['%', '_'], " ").split_whitespace().collect::<Vec<_>>().join(" ")
         } else {
             self.value.trim().to_string()
+        }
+    }
+
+    /// The column folded to one case compared with a literal that has letters of the other
+    /// (`lower(name) = 'Paris'`): no value can meet it.
+    pub fn case_never_met(&self) -> bool {
+        self.folding != Folding::None && self.folding.apply(&self.value) != self.value
+    }
+
+    /// The column as the comparison reads it: `t.c`, or `lower(t.c)`.
+    fn compared(&self) -> String {
+        let tc = format!("{}.{}", self.rel.name, self.column);
+        match self.folding {
+            Folding::None => tc,
+            f => format!("{}({tc})", f.function()),
         }
     }
 
@@ -118,7 +172,9 @@ impl Stored {
     /// Is the literal stored as written: an equality's value exactly, a pattern matching some
     /// stored value?
     pub fn as_written(&self, l: &Literal) -> bool {
-        if l.op.pattern() {
+        if l.case_never_met() {
+            false
+        } else if l.op.pattern() || l.folding != Folding::None {
             !self.variants.is_empty()
         } else {
             self.variants.iter().any(|v| *v == l.value)
@@ -146,16 +202,27 @@ fn string_of(e: &Expr) -> Option<&str> {
     }
 }
 
-/// A column, or a column cast to text: the column and whether it was cast.
-fn compared_column(e: &Expr) -> Option<(&Expr, bool)> {
+/// A column, or a column cast to text, or either under `lower()` or `upper()`: the column,
+/// whether it was cast, and how its case is folded.
+fn compared_column(e: &Expr) -> Option<(&Expr, bool, Folding)> {
     match e {
         Expr::Nested(inner) => compared_column(inner),
+        Expr::Function(f) => {
+            let folding = match f.name.to_string().to_lowercase().as_str() {
+                "lower" => Folding::Lower,
+                "upper" => Folding::Upper,
+                _ => return None,
+            };
+            // the outer folding is the one compared: upper(lower(c)) is upper-case
+            let (column, cast, _) = compared_column(super::degenerate::only_argument(f)?)?;
+            Some((column, cast, folding))
+        }
         Expr::Cast { expr, data_type, .. } => {
             let text = matches!(data_type, DataType::Text | DataType::Varchar(_) | DataType::CharacterVarying(_) | DataType::Char(_) | DataType::Character(_) | DataType::String(_))
                 || data_type.to_string().eq_ignore_ascii_case("text");
-            (text && matches!(expr.as_ref(), Expr::Identifier(_) | Expr::CompoundIdentifier(_))).then_some((expr.as_ref(), true))
+            (text && matches!(expr.as_ref(), Expr::Identifier(_) | Expr::CompoundIdentifier(_))).then_some((expr.as_ref(), true, Folding::None))
         }
-        Expr::Identifier(_) | Expr::CompoundIdentifier(_) => Some((e, false)),
+        Expr::Identifier(_) | Expr::CompoundIdentifier(_) => Some((e, false, Folding::None)),
         _ => None,
     }
 }
@@ -180,12 +247,14 @@ fn compared(query: &Query, catalog: &Catalog, wanted: impl Fn(&str, bool) -> boo
     each_select(query, &mut |select| {
         let aliases = aliases(select, catalog);
         let Some(w) = &select.selection else { return };
-        let mut add = |col: &Expr, lit: &str, op: Op| {
-            let Some((col, cast)) = compared_column(col) else { return };
+        // `ignoring_case`: ILIKE, under which a folding changes nothing
+        let mut add = |col: &Expr, lit: &str, op: Op, ignoring_case: bool| {
+            let Some((col, cast, folding)) = compared_column(col) else { return };
             let Some((rel, column)) = column_of(col, &aliases, catalog) else { return };
             let Some(c) = catalog.table(&rel).and_then(|t| t.column(&column)) else { return };
             if wanted(&c.type_name, cast) {
-                out.push(Literal { rel, column, value: lit.to_string(), op, cast: !is_text(&c.type_name) });
+                let folding = if ignoring_case { Folding::None } else { folding };
+                out.push(Literal { rel, column, value: lit.to_string(), op, cast: !is_text(&c.type_name), folding });
             }
         };
         for c in terms(w, &[BinaryOperator::And, BinaryOperator::Or]) {
@@ -197,20 +266,24 @@ fn compared(query: &Query, catalog: &Catalog, wanted: impl Fn(&str, bool) -> boo
                 Expr::BinaryOp { left, op: op @ (BinaryOperator::Eq | BinaryOperator::NotEq), right } => {
                     let op = if *op == BinaryOperator::Eq { Op::Equals } else { Op::Differs };
                     if let Some(s) = string_of(right) {
-                        add(left, s, op);
+                        add(left, s, op, false);
                     } else if let Some(s) = string_of(left) {
-                        add(right, s, op);
+                        add(right, s, op, false);
                     }
                 }
                 Expr::InList { expr, list, negated } => {
                     for s in list.iter().filter_map(string_of) {
-                        add(expr, s, if *negated { Op::Differs } else { Op::Equals });
+                        add(expr, s, if *negated { Op::Differs } else { Op::Equals }, false);
                     }
                 }
-                Expr::Like { expr, pattern, escape_char: None, any: false, negated }
-                | Expr::ILike { expr, pattern, escape_char: None, any: false, negated } => {
+                Expr::Like { expr, pattern, escape_char: None, any: false, negated } => {
                     if let Some(s) = string_of(pattern) {
-                        add(expr, s, if *negated { Op::MatchesNot } else { Op::Matches });
+                        add(expr, s, if *negated { Op::MatchesNot } else { Op::Matches }, false);
+                    }
+                }
+                Expr::ILike { expr, pattern, escape_char: None, any: false, negated } => {
+                    if let Some(s) = string_of(pattern) {
+                        add(expr, s, if *negated { Op::MatchesNot } else { Op::Matches }, true);
                     }
                 }
                 _ => {}
@@ -456,17 +529,27 @@ pub fn check(found: &[Literal], stored: &BTreeMap<Literal, Stored>, question: &s
         .filter_map(|l| {
             let s = stored.get(l)?;
             let (t, c, v) = (&l.rel.name, &l.column, quote(&l.value));
-            let message = if !s.variants.is_empty() {
+            let message = if l.case_never_met() {
+                // read before the data: no stored value can meet it, whatever the column holds
+                let (compared, folded) = (l.compared(), quote(&l.folding.apply(&l.value)));
+                match l.op {
+                    Op::Equals => format!("{compared} is never {v}, which has letters in the other case: compare with {folded}"),
+                    Op::Differs => format!("{compared} is never {v}, which has letters in the other case, so excluding it excludes nothing: compare with {folded}"),
+                    Op::Matches => format!("{compared} never matches {v}, which has letters in the other case, so the pattern matches nothing: match {folded}"),
+                    Op::MatchesNot => format!("{compared} never matches {v}, which has letters in the other case, so excluding it excludes nothing: match {folded}"),
+                }
+            } else if !s.variants.is_empty() {
                 if let Some(value) = widened(l, s, question) {
                     let others: Vec<String> = s.variants.iter().filter(|x| *x != value).cloned().collect();
                     format!(
                         "the pattern {v} also matches {} of {t}.{c}, while the question names {}, which the column holds: compare with = {}",
                         listed(&others),
                         quote(value),
-                        quote(value)
+                        quote(&l.folding.apply(value))
                     )
-                } else if l.op.pattern() || s.variants.iter().any(|x| x.trim() == l.value.trim()) {
-                    // held in some case: judged only when never in the literal's own case
+                } else if l.op.pattern() || l.folding != Folding::None || s.variants.iter().any(|x| x.trim() == l.value.trim()) {
+                    // held in some case: judged only when never in the literal's own case (a
+                    // folded column meets every case of it)
                     return None;
                 } else {
                     format!("{t}.{c} holds no {v}, but holds {}: compare with the stored value", listed(&s.variants))
@@ -505,6 +588,10 @@ pub fn replace(query: &Query, catalog: &Catalog, stored: &BTreeMap<Literal, Stor
     let mut parts: BTreeMap<String, String> = BTreeMap::new();
     let mut widened_patterns: BTreeMap<String, String> = BTreeMap::new();
     for l in comparisons(query, catalog) {
+        if l.case_never_met() {
+            swaps.insert(l.value.clone(), l.folding.apply(&l.value));
+            continue;
+        }
         let Some(s) = stored.get(&l) else { continue };
         if part_only(s) {
             match l.op {
@@ -520,17 +607,21 @@ pub fn replace(query: &Query, catalog: &Catalog, stored: &BTreeMap<Literal, Stor
         }
         if l.op.pattern() {
             if let Some(value) = widened(&l, s, question) {
-                narrow.insert(l.value.clone(), value.clone());
+                narrow.insert(l.value.clone(), l.folding.apply(value));
             }
             continue;
         }
         let to = match (s.variants.as_slice(), s.near.as_slice()) {
+            // a folded column meets every case of a stored value
+            ([_, ..], _) if l.folding != Folding::None => continue,
             ([only], _) => only,
             ([], [only]) => only,
             _ => continue,
         };
-        if *to != l.value {
-            swaps.insert(l.value.clone(), to.clone());
+        // the stored value as the folded column holds it (`lower(city) = 'pariss'` → 'paris')
+        let to = l.folding.apply(to);
+        if to != l.value {
+            swaps.insert(l.value.clone(), to);
         }
     }
     if swaps.is_empty() && narrow.is_empty() && parts.is_empty() && widened_patterns.is_empty() {
@@ -687,6 +778,55 @@ mod tests {
         assert_eq!(names, ["customers", "authors"]);
         assert_eq!(places[0].1, ["city"]);
         assert!(places[0].2.contains("coalesce(bool_or(lower(btrim(city::text)) = lower(btrim('Atlantis'))), false)"), "{}", places[0].2);
+    }
+
+    #[test]
+    fn a_column_compared_through_lower_or_upper_is_read_ignoring_case() {
+        let cat = bookshop();
+        let q = check_query("SELECT name FROM customers WHERE lower(city) = 'paris' AND upper(name) LIKE 'Smith%' AND lower(city::text) <> 'lyon' AND upper(name) ILIKE 'x%'").unwrap().query;
+        let found = comparisons(&q, &cat);
+        let get = |v: &str| found.iter().find(|l| l.value == v).unwrap().clone();
+        assert_eq!((get("paris").folding, get("Smith%").folding, get("lyon").folding), (Folding::Lower, Folding::Upper, Folding::Lower));
+        // ILIKE ignores case whatever the column is folded to
+        assert_eq!(get("x%").folding, Folding::None);
+        // a folded column meets every case of a stored value: nothing to say, nothing to replace
+        let mut read = BTreeMap::new();
+        for l in &found {
+            read.insert(l.clone(), stored(&["x"], &[], &[]));
+        }
+        read.insert(get("paris"), stored(&["Paris", "PARIS"], &[], &[]));
+        read.insert(get("lyon"), stored(&["Lyon"], &[], &[]));
+        assert!(read[&get("paris")].as_written(&get("paris")));
+        // an upper-cased column never matches a pattern with lower-case letters, whatever is stored
+        read.insert(get("Smith%"), stored(&["Smithers"], &[], &[]));
+        assert!(!read[&get("Smith%")].as_written(&get("Smith%")));
+        let f = check(&found, &read, "");
+        assert_eq!(f.len(), 1, "{f:?}");
+        assert!(f[0].message.contains("upper(customers.name) never matches 'Smith%', which has letters in the other case, so the pattern matches nothing: match 'SMITH%'"), "{}", f[0].message);
+        let (fixed, what) = replace(&q, &cat, &read, "").unwrap();
+        assert!(fixed.to_string().contains("lower(city) = 'paris' AND upper(name) LIKE 'SMITH%'"), "{fixed}");
+        assert_eq!(what, "'Smith%' → 'SMITH%': the value as the column stores it");
+
+        // a pattern no stored value matches in any case matches nothing, folded or not
+        let q = check_query("SELECT church_id FROM customers WHERE LOWER(city) LIKE 'catholic%'").unwrap().query;
+        let found = comparisons(&q, &cat);
+        assert_eq!(found.len(), 1);
+        assert!(stored_variants_sql(&found[0]).contains("city::text ILIKE 'catholic%'"), "{}", stored_variants_sql(&found[0]));
+        let read = BTreeMap::from([(found[0].clone(), stored(&[], &[], &[]))]);
+        let f = check(&found, &read, "");
+        assert!(f.len() == 1 && f[0].message.contains("no stored value of customers.city matches 'catholic%' in any case"), "{f:?}");
+
+        // a value like the stored one is written as the folded column holds it
+        let q = check_query("SELECT name FROM customers WHERE lower(city) = 'pariss'").unwrap().query;
+        let found = comparisons(&q, &cat);
+        let read = BTreeMap::from([(found[0].clone(), stored(&[], &["Paris"], &[]))]);
+        let (fixed, _) = replace(&q, &cat, &read, "").unwrap();
+        assert!(fixed.to_string().contains("lower(city) = 'paris'"), "{fixed}");
+        // and a folded equality with another case of its value is never met
+        let q = check_query("SELECT name FROM customers WHERE lower(city) IN ('Paris')").unwrap().query;
+        let found = comparisons(&q, &cat);
+        let f = check(&found, &BTreeMap::from([(found[0].clone(), stored(&["Paris"], &[], &[]))]), "");
+        assert!(f.len() == 1 && f[0].message.contains("lower(customers.city) is never 'Paris', which has letters in the other case: compare with 'paris'"), "{f:?}");
     }
 
     #[test]
