@@ -51,6 +51,13 @@
 //!         through; each name it reads is then looked up as the pipeline does (held by a table the
 //!         query reads, or a neighbour, in any case): a name held is not a gap.
 //!
+//!     cargo run --release --example answerability -- invented [FILE...]
+//!         no model: which answers compare a value the question does not name
+//!         (`scope::written::invented_values`, the rule that keeps such an answer from `ok`) on
+//!         the recorded answers of the given raw files (Benchmark 2's `full` rows, Benchmark 10's
+//!         statuses) and on every gold query of both sets. The value index's matches are not
+//!         recorded, so none is taken as grounded: an upper bound of what the rule reaches.
+//!
 //! Raw per-question results go to `bench/results/answerability_<mode>.jsonl` (or `$NL2SQL_BENCH_OUT`).
 
 use std::collections::BTreeMap;
@@ -167,7 +174,8 @@ fn main() {
         "own_value" => own_value_mode(&mut out),
         "replay" => replay_mode(args.iter().skip(1).filter(|a| !a.starts_with("--")).cloned().collect(), &mut out),
         "unplaced" => unplaced_mode(args.iter().skip(1).filter(|a| !a.starts_with("--")).cloned().collect(), &mut out),
-        other => panic!("unknown mode {other} (evidence, ask, statuses, replay)"),
+        "invented" => invented_mode(args.iter().skip(1).filter(|a| !a.starts_with("--")).cloned().collect(), &mut out),
+        other => panic!("unknown mode {other} (evidence, ask, statuses, own_value, replay, unplaced, invented)"),
     }
     println!("raw results: {out_path}");
 }
@@ -658,5 +666,68 @@ fn own_value_mode(out: &mut std::fs::File) {
             writeln!(out, "{}", json!({"set": set_name, "db": db, "question": question, "gold": sql, "values": values, "refused": refuses})).unwrap();
         }
         println!("{set_name}: {read} gold queries read, {shaped} of the shape, {refused} the data would refuse");
+    }
+}
+
+/// `invented`: the rule of a value the question does not name (`scope::written::invented_values`)
+/// on recorded answers and gold queries, no model, with no value taken as grounded (the value
+/// index's matches are not recorded): an upper bound of the answers it keeps from `ok`.
+fn invented_mode(files: Vec<String>, out: &mut std::fs::File) {
+    println!("Benchmark 10 (invented): command: cargo run --release --example answerability -- invented {}", files.join(" "));
+    let mut cache = BTreeMap::new();
+    // (source, set, status, right) -> (read, flagged)
+    let mut tally: BTreeMap<(String, String, String, String), (usize, usize)> = BTreeMap::new();
+    let mut read_one = |source: &str, set: &str, db: &str, question: &str, sql: &str, status: &str, right: &str, out: &mut std::fs::File| {
+        let Ok(checked) = nl2sql_core::sql::check_query(sql) else { return };
+        let invented = nl2sql_core::scope::written::invented_values(&checked.query, catalog(db, &mut cache), question, &[]);
+        let e = tally.entry((source.to_string(), set.to_string(), status.to_string(), right.to_string())).or_default();
+        e.0 += 1;
+        if invented.is_empty() {
+            return;
+        }
+        e.1 += 1;
+        println!("  [{source} {set} {status} {right}] {question}  {:?}  ({sql})", invented);
+        writeln!(out, "{}", json!({"source": source, "set": set, "db": db, "question": question, "sql": sql, "status": status, "right": right, "invented": invented})).unwrap();
+    };
+    for file in &files {
+        let name = file.rsplit('/').next().unwrap_or(file).to_string();
+        for line in std::fs::read_to_string(file).unwrap_or_else(|e| panic!("{file}: {e}")).lines() {
+            let Ok(r) = serde_json::from_str::<Value>(line) else { continue };
+            let (Some(sql), Some(question), Some(set)) = (r["sql"].as_str(), r["question"].as_str(), r["set"].as_str()) else { continue };
+            if r.get("config").is_some_and(|c| c != "full") {
+                continue;
+            }
+            let db = r["db"].as_str().unwrap_or_default().to_lowercase();
+            let db = match set {
+                "spider_train" if !db.starts_with("train_") => format!("train_{db}"),
+                "spider" if !db.starts_with("spider_") => format!("spider_{db}"),
+                _ => db,
+            };
+            let right = match r["strict"].as_bool() {
+                Some(true) => "right",
+                Some(false) => "wrong",
+                None => "-",
+            };
+            read_one(&name, set, &db, question, sql, r["status"].as_str().unwrap_or("-"), right, out);
+        }
+    }
+    for (set_name, prefix) in [("spider_train", "train_"), ("spider", "spider_")] {
+        for q in load(&format!("{}/{set_name}/questions.json", data_dir())) {
+            let db = format!("{prefix}{}", q["db_id"].as_str().unwrap().to_lowercase());
+            read_one("gold", set_name, &db, q["question"].as_str().unwrap(), q["gold_pg"].as_str().unwrap_or_default(), "gold", "right", out);
+        }
+    }
+    println!("\n| answers | set | status | right | read | a value the question does not name |\n|---|---|---|---|---|---|");
+    let mut all: BTreeMap<(String, String, String, String), (usize, usize)> = BTreeMap::new();
+    for ((source, set, status, right), (n, flagged)) in &tally {
+        println!("| {source} | {set} | {status} | {right} | {n} | {flagged} |");
+        let source = if source == "gold" { "gold" } else { "every file" };
+        let e = all.entry((source.to_string(), set.clone(), status.clone(), right.clone())).or_default();
+        e.0 += n;
+        e.1 += flagged;
+    }
+    println!("\nAll files together:\n\n| answers | set | status | right | read | a value the question does not name |\n|---|---|---|---|---|---|");
+    for ((source, set, status, right), (n, flagged)) in &all {
+        println!("| {source} | {set} | {status} | {right} | {n} | {flagged} |");
     }
 }

@@ -612,7 +612,13 @@ impl<D: Database + ?Sized, M: Model + ?Sized> Ask<'_, '_, D, M> {
         ))
     }
 
-    fn finish(mut self, chosen: Attempt, verified: bool) -> Result<Explanation> {
+    fn finish(mut self, mut chosen: Attempt, verified: bool) -> Result<Explanation> {
+        // a value the question does not name: what the answer rests on is the model's, not verified
+        if verified && chosen.is_clean() && !chosen.fails {
+            if let Some(problem) = self.assumed_values(&chosen.sql) {
+                chosen.problems.push(problem);
+            }
+        }
         let clean = verified && chosen.is_clean();
         let mut unwritten = None;
         if clean && self.alternative.is_none() && !self.scope.readings.is_empty() {

@@ -127,17 +127,50 @@ impl<D: Database + ?Sized, M: Model + ?Sized> Ask<'_, '_, D, M> {
                 return Ok(None);
             }
         }
-        // what curators taught this database and the run was shown: its knowledge, not the model's
-        let taught = &self.grounding.taught;
-        let mut curated: Vec<String> = taught.examples.iter().map(|e| e.sql.clone()).collect();
-        curated.extend(taught.terms.iter().flat_map(|t| std::iter::once(t.meaning.clone()).chain(t.sql.clone())));
-        curated.extend(self.asked_again.iter().flat_map(|a| [a.example.sql.clone(), a.sql.clone()]));
+        let curated = self.curated();
         let Some((kind, reason)) = scope::written::judge(&checked.query, &self.catalog, self.question.text, &gap, &self.value_hits, &curated) else {
             return Ok(None);
         };
         let data = json!({"kind": kind, "unlinked": gap.unlinked, "names": gap.names, "held": held, "by": "the query written"});
         self.trace.step(Stage::Scope, Status::Unanswerable, reason.clone(), Some(sql.to_string()), data)?;
         Ok(Some((kind, reason)))
+    }
+
+    /// What curators taught this database and the run was shown (the verified examples' SQL, the
+    /// glossary's meanings and expressions, the example that asks the question again): its
+    /// knowledge, not the model's.
+    fn curated(&self) -> Vec<String> {
+        let taught = &self.grounding.taught;
+        let mut curated: Vec<String> = taught.examples.iter().map(|e| e.sql.clone()).collect();
+        curated.extend(taught.terms.iter().flat_map(|t| std::iter::once(t.meaning.clone()).chain(t.sql.clone())));
+        curated.extend(self.asked_again.iter().flat_map(|a| [a.example.sql.clone(), a.sql.clone()]));
+        curated
+    }
+
+    /// The open problem of an answer that compares a column with a value the question does not
+    /// name ([`scope::written::invented_values`]: not in its words, not matched in it by the value
+    /// index, not the data's encoding of one of its words) and that no curator taught: which rows
+    /// the question means then rests on the model's own knowledge, so the answer is not verified
+    /// (`unverified`, not `ok`). Whether or not refusal is on: it says what the answer rests on,
+    /// not that the database cannot answer. On every recorded answer of Benchmark 2 (3,044 right
+    /// `ok` answers, no value taken as grounded) it keeps none from `ok`.
+    pub(super) fn assumed_values(&self, sql: &str) -> Option<String> {
+        let checked = crate::sql::check_query(sql).ok()?;
+        let curated: Vec<String> = self.curated().iter().map(|t| t.to_lowercase()).collect();
+        let assumed: Vec<(String, String)> = scope::written::invented_values(&checked.query, &self.catalog, self.question.text, &self.value_hits)
+            .into_iter()
+            .filter(|(_, v)| !curated.iter().any(|t| t.contains(&v.to_lowercase())))
+            .collect();
+        if assumed.is_empty() {
+            return None;
+        }
+        let shown: Vec<String> = assumed.iter().take(4).map(|(column, value)| format!("{column} = '{}'", value.replace('\'', "''"))).collect();
+        let more = if assumed.len() > 4 { format!(" and {} more", assumed.len() - 4) } else { String::new() };
+        let (what, it) = if assumed.len() == 1 { ("a value", "it") } else { ("values", "them") };
+        Some(format!(
+            "it compares {}{more}, {what} the question does not name: which rows it means rests on the model's own knowledge; name {it} in the question, or define the term that means {it} (nl2sql_define)",
+            shown.join(", ")
+        ))
     }
 
     /// A question in the future tense whose query fails or finds no row ([`scope::future`]):

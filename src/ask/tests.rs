@@ -458,6 +458,28 @@ fn with_answer_unverified_off_only_a_verified_answer_is_handed_over() {
 }
 
 #[test]
+fn an_answer_that_compares_a_value_the_question_does_not_name_is_not_ok() {
+    let assumed = "SELECT name FROM authors WHERE country = 'Nigeria'";
+    let options = json!({"probe": false, "repair": false, "refuse": false});
+    let mut model = ScriptedModel::new(vec![sql_reply(assumed)]);
+    let e = run(&mut ScriptedDb::bookshop(), &mut model, "Which authors are famous?", options.clone()).unwrap();
+    assert_eq!(e.status(), Status::Unverified, "{:?}", e.open_problems);
+    assert_eq!(e.chosen_sql, assumed, "handed over as it is (answer_unverified is on): no repair, no refusal");
+    assert_eq!(e.open_problems.len(), 1, "{:?}", e.open_problems);
+    assert!(e.open_problems[0].starts_with("it compares authors.country = 'Nigeria', a value the question does not name: which rows it means rests on the model's own knowledge"), "{}", e.open_problems[0]);
+    // the same query for a question that names the value is verified
+    let mut model = ScriptedModel::new(vec![sql_reply(assumed)]);
+    let e = run(&mut ScriptedDb::bookshop(), &mut model, "Which authors are from Nigeria?", options.clone()).unwrap();
+    assert_eq!(e.status(), Status::Ok, "{:?}", e.open_problems);
+    // and so is a value a curator defined: the glossary's meaning holds it
+    let mut db = ScriptedDb::bookshop();
+    db.glossary = vec![Term { term: "famous".into(), meaning: "from Nigeria: country = 'Nigeria'".into(), sql: None }];
+    let mut model = ScriptedModel::new(vec![sql_reply(assumed)]);
+    let e = run(&mut db, &mut model, "Which authors are famous?", options).unwrap();
+    assert_eq!(e.status(), Status::Ok, "{:?}", e.open_problems);
+}
+
+#[test]
 fn a_query_the_repair_cannot_make_run_gets_one_fresh_generation_by_another_generator() {
     let bad = "SELECT count(*) FROM books WHERE nosuch";
     let mut db = ScriptedDb::bookshop().plan_fails("nosuch", "column \"nosuch\" does not exist");

@@ -775,28 +775,35 @@ pub fn unplaced_names(query: &Query, catalog: &Catalog, question: &str, names: &
 /// letters that begins a word of the question (`'F'` for "female") or that a word of it begins
 /// (`'USA'` for "US"), the initials of words of the question (`'US'` for "United States"), a
 /// value whose initials are a word of it (`'Los Angeles'` for "LA"), a country for its people or
-/// the reverse (`'France'` for "French", [`crate::lexicon::names_country`]). And a date a `date`
-/// or `timestamp` column is compared equal with, when the question names no time at all
-/// ([`names_a_time`]).
+/// the reverse (`'France'` for "French", [`crate::lexicon::names_country`]), the word `'null'` (a
+/// column's text for no value), or, when the question names a time or a number, a value with no
+/// letter (`'8/%'` for "August", `'4:%'` for "4 minutes"). And a date a `date` or `timestamp`
+/// column is compared equal with, when the question names no time at all ([`names_a_time`]).
 pub fn invented_values(query: &Query, catalog: &Catalog, question: &str, grounded: &[(String, String)]) -> Vec<(String, String)> {
     let text = question.to_lowercase();
     let question_words: Vec<String> = text.split(|c: char| !c.is_alphanumeric()).filter(|w| !w.is_empty()).map(str::to_string).collect();
     let question_initials = initials_of_runs(&question_words);
+    let time_named = names_a_time(question);
     let named = |l: &literals::Literal| {
         let core = l.core().to_lowercase();
         core.is_empty()
             || grounded.iter().any(|(_, v)| v.to_lowercase() == l.value.to_lowercase())
             || core.chars().count() == 1
             || crate::lexicon::is_flag_value(&core)
+            // the word `null`: how a text column written from another system says "no value"
+            || core == "null"
+            // no letters, for a question that names a time or a number: a date, a month or a
+            // duration written as the data writes it ('8/%' for "August", '4:%' for "4 minutes")
+            || (!core.chars().any(char::is_alphabetic) && time_named)
             || writes(&core, &text, &question_words, &question_initials)
     };
     let mut seen = BTreeSet::new();
     // a date compared with a date column, where the question names no date at all
-    let dates = if names_a_time(question) { Vec::new() } else { literals::date_comparisons(query, catalog) };
+    let dates = if time_named { Vec::new() } else { literals::date_comparisons(query, catalog) };
     literals::comparisons(query, catalog)
         .into_iter()
         .filter(|l| !named(l))
-        .chain(dates)
+        .chain(dates.into_iter().filter(|l| !l.value.trim().eq_ignore_ascii_case("null")))
         .filter(|l| seen.insert(l.value.to_lowercase()))
         .map(|l| (format!("{}.{}", l.rel.name, l.column), l.value))
         .collect()
@@ -1212,6 +1219,11 @@ mod tests {
         assert!(invented_values(&q, &catalog, "Which customers live in LA or the US?", &[]).is_empty());
         let q = query("SELECT name FROM customers WHERE city = 'Los Angeles' OR city = 'US'");
         assert!(invented_values(&q, &catalog, "Which customers live in Los Angeles, or anywhere in the United States?", &[]).is_empty());
+        // the word null, and a value with no letter for a question that names a time or a number
+        let q = query("SELECT name FROM customers WHERE city = 'null' OR name LIKE '8/%'");
+        assert!(invented_values(&q, &catalog, "Which customers have no city, or joined in August?", &[]).is_empty());
+        let own = invented_values(&q, &catalog, "Which customers have no city?", &[]);
+        assert_eq!(own, [("customers.name".to_string(), "8/%".to_string())], "a value with no letter for a question that names no time is the model's own");
         // initials of function words name nothing: "in the" is no 'IT'
         let q = query("SELECT name FROM customers WHERE city = 'IT'");
         assert_eq!(invented_values(&q, &catalog, "Which customers work in the shop?", &[]).len(), 1);
