@@ -236,6 +236,21 @@ pub const NUMBER_WORDS: &[(&str, u64)] = &[
     ("ten", 10), ("eleven", 11), ("twelve", 12), ("fifteen", 15), ("twenty", 20), ("fifty", 50), ("hundred", 100),
 ];
 
+/// Words of a unit or a scale: a question that names one may be answered with a factor it does
+/// not write ("the duration in hours" → `minutes / 60`, "the revenue in thousands" → `/ 1000`,
+/// "the share in percent" → `* 100`).
+pub const SCALE_WORDS: &[&str] = &[
+    "second", "seconds", "minute", "minutes", "hour", "hours", "hourly", "day", "days", "daily", "week", "weeks", "weekly",
+    "month", "months", "monthly", "year", "years", "yearly", "annual", "annually", "decade", "decades", "century",
+    "centuries", "dozen", "dozens", "hundred", "hundreds", "thousand", "thousands", "million", "millions", "billion",
+    "billions", "percent", "percentage", "percentages", "per", "rate", "ratio", "proportion", "fraction", "share",
+    "kilometer", "kilometers", "kilometre", "kilometres", "km", "mile", "miles", "meter", "meters", "metre", "metres",
+    "feet", "foot", "inch", "inches", "yard", "yards", "kg", "kilogram", "kilograms", "gram", "grams", "pound", "pounds",
+    "ounce", "ounces", "ton", "tons", "tonne", "tonnes", "liter", "liters", "litre", "litres", "gallon", "gallons",
+    "celsius", "fahrenheit", "kelvin", "degrees", "cents", "dollars", "euros", "currency", "convert", "converted",
+    "unit", "units", "scale", "scaled", "times", "twice", "double", "triple", "half", "quarter",
+];
+
 /// A number written in digits or as a number word.
 pub fn number(word: &str) -> Option<u64> {
     word.parse().ok().or_else(|| NUMBER_WORDS.iter().find(|(w, _)| *w == word).map(|(_, n)| *n))

@@ -613,11 +613,11 @@ impl<D: Database + ?Sized, M: Model + ?Sized> Ask<'_, '_, D, M> {
     }
 
     fn finish(mut self, mut chosen: Attempt, verified: bool) -> Result<Explanation> {
-        // a value the question does not name: what the answer rests on is the model's, not verified
+        // a value the question does not name, a number it does not give: what the answer rests
+        // on is the model's, not verified
         if verified && chosen.is_clean() && !chosen.fails {
-            if let Some(problem) = self.assumed_values(&chosen.sql) {
-                chosen.problems.push(problem);
-            }
+            let assumed: Vec<String> = self.assumed_values(&chosen.sql).into_iter().chain(self.assumed_numbers(&chosen.sql)).collect();
+            chosen.problems.extend(assumed);
         }
         let clean = verified && chosen.is_clean();
         let mut unwritten = None;

@@ -173,6 +173,24 @@ impl<D: Database + ?Sized, M: Model + ?Sized> Ask<'_, '_, D, M> {
         ))
     }
 
+    /// The open problem of an answer that computes with a number the question does not give
+    /// ([`scope::written::invented_numbers`]: `bedroom_count * 1000 AS monthly_rent` for "the rent
+    /// of each apartment") and no curator taught: the formula is the model's, so the answer is not
+    /// verified (`unverified`, not `ok`), whether or not refusal is on.
+    pub(super) fn assumed_numbers(&self, sql: &str) -> Option<String> {
+        let checked = crate::sql::check_query(sql).ok()?;
+        let assumed = scope::written::invented_numbers(&checked.query, self.question.text, &self.curated());
+        if assumed.is_empty() {
+            return None;
+        }
+        let shown: Vec<String> = assumed.iter().take(4).map(|(expr, number)| format!("{number} in `{expr}`")).collect();
+        let (what, it) = if assumed.len() == 1 { ("a number", "it") } else { ("numbers", "them") };
+        Some(format!(
+            "it computes with {}, {what} the question does not give: the formula is the model's own; give {it} in the question, or define the term it computes (nl2sql_define)",
+            shown.join(", ")
+        ))
+    }
+
     /// A question in the future tense whose query fails or finds no row ([`scope::future`]):
     /// recorded as a second `scope` step with the query. Nothing when refusal is off.
     pub(super) fn future_scope(&mut self, chosen: &super::repair::Attempt, empty: bool) -> Result<Option<(scope::Kind, String)>> {

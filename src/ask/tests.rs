@@ -480,6 +480,27 @@ fn an_answer_that_compares_a_value_the_question_does_not_name_is_not_ok() {
 }
 
 #[test]
+fn an_answer_that_computes_with_a_number_the_question_does_not_give_is_not_ok() {
+    let formula = "SELECT title, price * 0.3 AS profit FROM books";
+    let options = json!({"probe": false, "repair": false, "refuse": false});
+    let mut model = ScriptedModel::new(vec![sql_reply(formula)]);
+    let e = run(&mut ScriptedDb::bookshop(), &mut model, "What is the profit on each book?", options.clone()).unwrap();
+    assert_eq!(e.status(), Status::Unverified, "{:?}", e.open_problems);
+    assert_eq!(e.chosen_sql, formula, "handed over as it is (answer_unverified is on): no repair, no refusal");
+    assert_eq!(e.open_problems.len(), 1, "{:?}", e.open_problems);
+    assert!(e.open_problems[0].starts_with("it computes with 0.3 in `price * 0.3`, a number the question does not give: the formula is the model's own"), "{}", e.open_problems[0]);
+    // the same query for a question that gives the number, or one a curator defined, is verified
+    let mut model = ScriptedModel::new(vec![sql_reply(formula)]);
+    let e = run(&mut ScriptedDb::bookshop(), &mut model, "What is 0.3 of the price of each book?", options.clone()).unwrap();
+    assert_eq!(e.status(), Status::Ok, "{:?}", e.open_problems);
+    let mut db = ScriptedDb::bookshop();
+    db.glossary = vec![Term { term: "profit".into(), meaning: "the margin on a book".into(), sql: Some("price * 0.3".into()) }];
+    let mut model = ScriptedModel::new(vec![sql_reply(formula)]);
+    let e = run(&mut db, &mut model, "What is the profit on each book?", options).unwrap();
+    assert_eq!(e.status(), Status::Ok, "{:?}", e.open_problems);
+}
+
+#[test]
 fn a_query_the_repair_cannot_make_run_gets_one_fresh_generation_by_another_generator() {
     let bad = "SELECT count(*) FROM books WHERE nosuch";
     let mut db = ScriptedDb::bookshop().plan_fails("nosuch", "column \"nosuch\" does not exist");

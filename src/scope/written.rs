@@ -865,6 +865,58 @@ fn initials<S: AsRef<str>>(words: &[S]) -> String {
     words.iter().filter_map(|w| w.as_ref().chars().next()).flat_map(char::to_lowercase).collect()
 }
 
+/// Numbers an answer computes with that the question does not give: a constant, operand of
+/// `+`, `-`, `*`, `/` or `%` anywhere in the query, that the question writes nowhere (in digits,
+/// as a number word, or in what curators taught, `curated`), when the question names no unit or
+/// scale a factor could convert ([`crate::lexicon::SCALE_WORDS`]: "in hours", "in thousands",
+/// "percent"). 0, 1, 2, 0.5 and 100 are ordinary (a ratio made decimal, halving, doubling, a share
+/// in percent). "What is the monthly rent of each apartment?" answered by `bedroom_count * 1000 AS
+/// monthly_rent`: the formula is the model's, so the answer is not verified. Each as the
+/// expression that holds the number, and the number as written. On every gold query of
+/// `spider_train` and the 13 `spider` databases, none (`answerability -- invented`).
+pub fn invented_numbers(query: &Query, question: &str, curated: &[String]) -> Vec<(String, String)> {
+    use sqlparser::ast::{BinaryOperator, UnaryOperator, Value};
+    let text = question.to_lowercase();
+    let words: Vec<&str> = text.split(|c: char| !c.is_alphanumeric() && c != '.' && c != ',').map(|w| w.trim_matches(|c| c == '.' || c == ',')).filter(|w| !w.is_empty()).collect();
+    if text.contains('%') || words.iter().any(|w| crate::lexicon::SCALE_WORDS.contains(w)) {
+        return Vec::new();
+    }
+    // the numbers the question and the curators write, as values
+    let written: Vec<f64> = words
+        .iter()
+        .map(|w| w.replace(',', ""))
+        .filter_map(|w| w.parse::<f64>().ok().or_else(|| crate::lexicon::number(&w).map(|n| n as f64)))
+        .chain(curated.iter().flat_map(|t| t.split(|c: char| !c.is_ascii_digit() && c != '.').filter_map(|w| w.parse::<f64>().ok()).collect::<Vec<_>>()))
+        .collect();
+    fn number(e: &Expr) -> Option<&str> {
+        match e {
+            Expr::Nested(inner) => number(inner),
+            Expr::UnaryOp { op: UnaryOperator::Minus | UnaryOperator::Plus, expr } => number(expr),
+            Expr::Value(v) => match &v.value {
+                Value::Number(n, _) => Some(n.as_str()),
+                _ => None,
+            },
+            _ => None,
+        }
+    }
+    let mut out: Vec<(String, String)> = Vec::new();
+    let _ = sqlparser::ast::visit_expressions(query, |e| {
+        if let Expr::BinaryOp { left, op, right } = e {
+            if matches!(op, BinaryOperator::Plus | BinaryOperator::Minus | BinaryOperator::Multiply | BinaryOperator::Divide | BinaryOperator::Modulo) {
+                for n in [left, right].into_iter().filter_map(|side| number(side)) {
+                    let Ok(value) = n.parse::<f64>() else { continue };
+                    let ordinary = [0.0, 1.0, 2.0, 0.5, 100.0].contains(&value);
+                    if !ordinary && !written.contains(&value) && !out.iter().any(|(_, m)| m.parse::<f64>().ok() == Some(value)) {
+                        out.push((e.to_string(), n.to_string()));
+                    }
+                }
+            }
+        }
+        ControlFlow::<()>::Continue(())
+    });
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -1192,6 +1244,31 @@ mod tests {
         let (kind, why) = judge(&q, &bookshop(), "Which authors live in countries that use the euro?", &gap(&words(&["euro"]), &[], &[]), &[], &[]).expect("judged");
         assert_eq!(kind, Kind::OutsideKnowledge);
         assert!(why.contains("authors.country = 'Germany'") && why.contains("\"euro\""), "{why}");
+    }
+
+    #[test]
+    fn a_number_the_question_does_not_give_is_the_models_formula() {
+        let q = query("SELECT apt_number, bedroom_count * 1000 AS monthly_rent FROM apartments");
+        assert_eq!(invented_numbers(&q, "What is the monthly rent of each apartment?", &[]), Vec::new(), "a scale word: 'monthly'");
+        let found = invented_numbers(&q, "What is the rent of each apartment?", &[]);
+        assert_eq!(found, vec![("bedroom_count * 1000".to_string(), "1000".to_string())]);
+        // anywhere in the query, each number once, signs and parentheses seen through
+        let q = query("SELECT name FROM books WHERE price * 1.2 > (SELECT avg(price) FROM books) + -3 AND price * 1.2 < 50");
+        let found: Vec<String> = invented_numbers(&q, "Which books cost more than the average with tax?", &[]).into_iter().map(|(_, n)| n).collect();
+        assert_eq!(found, vec!["1.2", "3"]);
+        // written in the question (digits, a thousands separator, a word), or by a curator
+        assert!(invented_numbers(&q, "Which books cost more than 3 less than the average, times 1.2?", &[]).is_empty());
+        let q = query("SELECT name FROM books WHERE price + 1000 > 5 * stock");
+        assert!(invented_numbers(&q, "Which books cost more than five times their stock, less 1,000?", &[]).is_empty());
+        assert!(invented_numbers(&q, "Which books are worth more than their stock, less 1,000 and five?", &["the value of stock is 5 * stock".to_string()]).is_empty());
+        // ordinary factors, a percent, a unit named, LIMIT and function arguments are no formula
+        let q = query("SELECT name, round(price / 2 + 0.5 * price, 3), count(*) * 100.0 / 7 FROM books GROUP BY name ORDER BY 2 LIMIT 10");
+        assert_eq!(invented_numbers(&q, "Which books?", &[]).into_iter().map(|(_, n)| n).collect::<Vec<_>>(), vec!["7"]);
+        let q = query("SELECT name, minutes / 60 FROM books");
+        assert!(invented_numbers(&q, "How long is each book in hours?", &[]).is_empty());
+        assert!(invented_numbers(&q, "What share of the books sold 10%?", &[]).is_empty());
+        let q = query("SELECT name FROM books ORDER BY price DESC LIMIT 3 OFFSET 7");
+        assert!(invented_numbers(&q, "Which books?", &[]).is_empty());
     }
 
     #[test]
