@@ -25,7 +25,7 @@
 //!   to a question that names nothing missing is a filter too many, for the checks and the
 //!   repair: on `spider_train`, "When was the first asset acquired?" got `company_type =
 //!   'Supplier'`.) How the data encodes a word the question names is no such
-//!   value: a flag's yes or no, a one-letter code, a code that begins a word of the question, an
+//!   value: a flag's yes or no, a code that begins a content word of the question, an
 //!   abbreviation and its expansion ("LA" and `'Los Angeles'`), a country and its people
 //!   ("French" and `'France'`). A value the question names and the data does not hold
 //!   ("orders from Atlantis" → `'Atlantis'`) is the question's: its answer is no rows.
@@ -771,9 +771,10 @@ pub fn unplaced_names(query: &Query, catalog: &Catalog, question: &str, names: &
 /// does not name, distinct ignoring case: not in the question's text, no word of them a word of
 /// the question (as the linking matches words: a plural, a prefix, a stem), not a stored value
 /// the value index matched in the question, and not the data's encoding of a word of the
-/// question: a flag's value (`'Y'`, `'false'`), a single character, a code of at most three
-/// letters that begins a word of the question (`'F'` for "female") or that a word of it begins
-/// (`'USA'` for "US"), the initials of words of the question (`'US'` for "United States"), a
+/// question: a flag's value (`'Y'`, `'false'`), a digit, a code of at most three characters
+/// that begins a content word of the question (`'F'` for "female"; never a function word: `'IN'`
+/// for "in", `'h'` for "how") or that a content word of it begins (`'USA'` for "US"), a code the
+/// question spells out (in capitals, "division AS"; in quotes; "the letter a"), the initials of words of the question (`'US'` for "United States"), a
 /// value whose initials are a word of it (`'Los Angeles'` for "LA"), a country for its people or
 /// the reverse (`'France'` for "French", [`crate::lexicon::names_country`]), the word `'null'` (a
 /// column's text for no value), or, when the question names a time or a number, a value with no
@@ -784,11 +785,17 @@ pub fn invented_values(query: &Query, catalog: &Catalog, question: &str, grounde
     let question_words: Vec<String> = text.split(|c: char| !c.is_alphanumeric()).filter(|w| !w.is_empty()).map(str::to_string).collect();
     let question_initials = initials_of_runs(&question_words);
     let time_named = names_a_time(question);
+    let spelled = spelled_out(question);
     let named = |l: &literals::Literal| {
         let core = l.core().to_lowercase();
         core.is_empty()
             || grounded.iter().any(|(_, v)| v.to_lowercase() == l.value.to_lowercase())
-            || core.chars().count() == 1
+            // written as a code: in capitals ("division AS", "an A or a C"), in quotes, or as a
+            // letter ("the letter a")
+            || spelled.contains(&core)
+            // one character: a digit, or the initial of a content word ('F' for "female", not
+            // 'h' for "how many bytes")
+            || (core.chars().count() == 1 && (core.chars().all(|c| c.is_ascii_digit()) || begins_a_content_word(&core, &question_words)))
             || crate::lexicon::is_flag_value(&core)
             // the word `null`: how a text column written from another system says "no value"
             || core == "null"
@@ -833,7 +840,10 @@ fn names_a_time(question: &str) -> bool {
 /// "California"), that a word of it begins (`'usa'` for "US") or that its runs' initials are
 /// (`'us'` for "United States")?
 fn writes(core: &str, text: &str, words: &[String], runs: &[String]) -> bool {
-    if text.contains(core) {
+    let short = core.chars().count() <= 3;
+    // a code of up to three characters is written by a word of the text, not inside one ('in'
+    // is not written by "Indiana" nor by the word "in": see below)
+    if !short && text.contains(core) {
         return true;
     }
     let parts: Vec<&str> = core.split(|c: char| !c.is_alphanumeric()).filter(|w| !w.is_empty()).collect();
@@ -847,11 +857,34 @@ fn writes(core: &str, text: &str, words: &[String], runs: &[String]) -> bool {
     if crate::lexicon::names_country(words, core) {
         return true;
     }
-    let short = core.chars().count() <= 3;
-    if short && words.iter().any(|w| w.starts_with(core)) {
+    // a short code the text writes: a content word of it, or its beginning ('ca' for
+    // "California"), never a function word ('IN' and 'OR' for "in" and "or" are states the
+    // question does not name)
+    if short && begins_a_content_word(core, words) {
         return true;
     }
-    short && core.chars().all(char::is_alphabetic) && (words.iter().any(|w| w.chars().count() >= 2 && core.starts_with(w.as_str())) || runs.iter().any(|r| r == core))
+    short
+        && core.chars().all(char::is_alphabetic)
+        && (words.iter().any(|w| w.chars().count() >= 2 && !crate::lexicon::is_function_word(w) && core.starts_with(w.as_str())) || runs.iter().any(|r| r == core))
+}
+
+/// The words a question writes as codes, lower-cased: a word in capitals ("AS", "A", "LA"), a
+/// string in quotes, a letter after "letter" or "character" ("the letter a").
+fn spelled_out(question: &str) -> Vec<String> {
+    static QUOTED: once_cell::sync::Lazy<regex::Regex> =
+        once_cell::sync::Lazy::new(|| regex::Regex::new(r#"'([^']+)'|"([^"]+)"|\b(?i:letters?|characters?)\s+([A-Za-z])\b"#).expect("a valid pattern"));
+    let capitals = question
+        .split(|c: char| !c.is_alphanumeric())
+        .filter(|w| w.chars().any(char::is_alphabetic) && !w.chars().any(char::is_lowercase))
+        .map(str::to_lowercase);
+    let quoted = QUOTED.captures_iter(question).filter_map(|c| c.get(1).or(c.get(2)).or(c.get(3))).map(|m| m.as_str().trim().to_lowercase());
+    capitals.chain(quoted).collect()
+}
+
+/// Is `core` (lower-case) a content word of `words` or the beginning of one (a word no function
+/// word is)?
+fn begins_a_content_word(core: &str, words: &[String]) -> bool {
+    words.iter().any(|w| w.starts_with(core) && !crate::lexicon::is_function_word(w))
 }
 
 /// The initials of the runs of two or three content words of `words` ("united states" is "us"),
@@ -1290,8 +1323,21 @@ mod tests {
         // how the data encodes a word: a flag, one character, an abbreviation and its expansion
         let q = query("SELECT name FROM customers WHERE city = 'Y'");
         assert!(judge(&q, &catalog, "Which customers were accepted?", &gap(&words(&["accepted"]), &[], &[]), &[], &[]).is_none());
-        let q = query("SELECT name FROM customers WHERE city = 'false' OR name = 'T' OR city = 'k'");
+        let q = query("SELECT name FROM customers WHERE city = 'false' OR name = 'T' OR city = 'o' OR city = '7'");
         assert!(invented_values(&q, &catalog, "Which customers are official?", &[]).is_empty());
+        // but not a character or a short code that only a function word begins, or that sits
+        // inside a word: the question names none of them
+        let q = query("SELECT name FROM customers WHERE city = 'k' OR city IN ('DE', 'IN') OR name = 'h'");
+        let own: Vec<String> = invented_values(&q, &catalog, "How many customers are official in Democrat states?", &[]).into_iter().map(|(_, v)| v).collect();
+        assert_eq!(own, vec!["IN", "k", "h"]);
+        let q = query("SELECT name FROM customers WHERE city = 'IN'");
+        assert!(invented_values(&q, &catalog, "Which customers live in Indiana?", &[]).is_empty(), "'IN' begins Indiana");
+        // a code the question writes in capitals, in quotes, or as a letter
+        let q = query("SELECT name FROM customers WHERE city IN ('AS', 'A') OR name LIKE '%a%' OR name LIKE '%e%'");
+        assert!(invented_values(&q, &catalog, "Which customers in city AS got an A, or have the letter a and 'e' in their names?", &[]).is_empty());
+        assert_eq!(invented_values(&q, &catalog, "Which customers in city as got an a, or have a and e in their names?", &[]).into_iter().map(|(_, v)| v).collect::<Vec<_>>(), vec!["A", "AS", "%a%"], "e is a content word of its own here");
+        let q = query("SELECT name FROM customers WHERE city = 'ia'");
+        assert_eq!(invented_values(&q, &catalog, "Which customers live in Virginia?", &[]).len(), 1, "'ia' sits inside Virginia");
         let q = query("SELECT name FROM customers WHERE city = 'Los Angeles' OR city IN ('USA', 'US')");
         assert!(invented_values(&q, &catalog, "Which customers live in LA or the US?", &[]).is_empty());
         let q = query("SELECT name FROM customers WHERE city = 'Los Angeles' OR city = 'US'");
