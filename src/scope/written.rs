@@ -789,7 +789,9 @@ pub fn invented_values(query: &Query, catalog: &Catalog, question: &str, grounde
     let named = |l: &literals::Literal| {
         let core = l.core().to_lowercase();
         core.is_empty()
-            || grounded.iter().any(|(_, v)| v.to_lowercase() == l.value.to_lowercase())
+            // matched by the value index; a code of up to three characters only by the rules
+            // below (the trigram search matches the stored state 'IN' to the word "in")
+            || (core.chars().count() > 3 && grounded.iter().any(|(_, v)| v.to_lowercase() == l.value.to_lowercase()))
             // written as a code: in capitals ("division AS", "an A or a C"), in quotes, or as a
             // letter ("the letter a")
             || spelled.contains(&core)
@@ -1332,6 +1334,9 @@ mod tests {
         assert_eq!(own, vec!["IN", "k", "h"]);
         let q = query("SELECT name FROM customers WHERE city = 'IN'");
         assert!(invented_values(&q, &catalog, "Which customers live in Indiana?", &[]).is_empty(), "'IN' begins Indiana");
+        // a short code the value index matched to a function word is not named by the match
+        let grounded = vec![("customers.city".to_string(), "IN".to_string())];
+        assert_eq!(invented_values(&q, &catalog, "Which customers voted in the last election?", &grounded).len(), 1);
         // a code the question writes in capitals, in quotes, or as a letter
         let q = query("SELECT name FROM customers WHERE city IN ('AS', 'A') OR name LIKE '%a%' OR name LIKE '%e%'");
         assert!(invented_values(&q, &catalog, "Which customers in city AS got an A, or have the letter a and 'e' in their names?", &[]).is_empty());
