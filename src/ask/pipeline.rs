@@ -616,8 +616,10 @@ impl<D: Database + ?Sized, M: Model + ?Sized> Ask<'_, '_, D, M> {
         // a value the question does not name, a number it does not give: what the answer rests
         // on is the model's, not verified
         if verified && chosen.is_clean() && !chosen.fails {
-            let assumed: Vec<String> = self.assumed_values(&chosen.sql).into_iter().chain(self.assumed_numbers(&chosen.sql)).collect();
-            chosen.problems.extend(assumed);
+            if let Ok(checked) = crate::sql::check_query(&chosen.sql) {
+                let assumed: Vec<String> = self.assumed_values(&checked.query).into_iter().chain(self.assumed_numbers(&checked.query)).collect();
+                chosen.problems.extend(assumed);
+            }
         }
         let clean = verified && chosen.is_clean();
         let mut unwritten = None;

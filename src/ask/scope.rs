@@ -10,6 +10,7 @@
 use std::collections::BTreeMap;
 
 use serde_json::{json, Value};
+use sqlparser::ast::Query;
 
 use super::pipeline::Ask;
 use super::prompts;
@@ -154,10 +155,9 @@ impl<D: Database + ?Sized, M: Model + ?Sized> Ask<'_, '_, D, M> {
     /// (`unverified`, not `ok`). Whether or not refusal is on: it says what the answer rests on,
     /// not that the database cannot answer. On every recorded answer of Benchmark 2 (3,044 right
     /// `ok` answers, no value taken as grounded) it keeps none from `ok`.
-    pub(super) fn assumed_values(&self, sql: &str) -> Option<String> {
-        let checked = crate::sql::check_query(sql).ok()?;
+    pub(super) fn assumed_values(&self, query: &Query) -> Option<String> {
         let curated: Vec<String> = self.curated().iter().map(|t| t.to_lowercase()).collect();
-        let assumed: Vec<(String, String)> = scope::written::invented_values(&checked.query, &self.catalog, self.question.text, &self.value_hits)
+        let assumed: Vec<(String, String)> = scope::written::invented_values(query, &self.catalog, self.question.text, &self.value_hits)
             .into_iter()
             .filter(|(_, v)| !curated.iter().any(|t| t.contains(&v.to_lowercase())))
             .collect();
@@ -177,9 +177,8 @@ impl<D: Database + ?Sized, M: Model + ?Sized> Ask<'_, '_, D, M> {
     /// ([`scope::written::invented_numbers`]: `bedroom_count * 1000 AS monthly_rent` for "the rent
     /// of each apartment") and no curator taught: the formula is the model's, so the answer is not
     /// verified (`unverified`, not `ok`), whether or not refusal is on.
-    pub(super) fn assumed_numbers(&self, sql: &str) -> Option<String> {
-        let checked = crate::sql::check_query(sql).ok()?;
-        let assumed = scope::written::invented_numbers(&checked.query, self.question.text, &self.curated());
+    pub(super) fn assumed_numbers(&self, query: &Query) -> Option<String> {
+        let assumed = scope::written::invented_numbers(query, self.question.text, &self.curated());
         if assumed.is_empty() {
             return None;
         }

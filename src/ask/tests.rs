@@ -457,46 +457,45 @@ fn with_answer_unverified_off_only_a_verified_answer_is_handed_over() {
     assert!(AskOptions::parse(&json!({"answer_unverified": "yes"}), &settings).is_err());
 }
 
+/// The run of `question` whose one generation writes `sql`, with probing, repair and refusal
+/// off: what the finish step makes of that answer alone.
+fn answered_with(db: &mut ScriptedDb, sql: &str, question: &str) -> Explanation {
+    let mut model = ScriptedModel::new(vec![sql_reply(sql)]);
+    run(db, &mut model, question, json!({"probe": false, "repair": false, "refuse": false})).unwrap()
+}
+
 #[test]
 fn an_answer_that_compares_a_value_the_question_does_not_name_is_not_ok() {
     let assumed = "SELECT name FROM authors WHERE country = 'Nigeria'";
-    let options = json!({"probe": false, "repair": false, "refuse": false});
-    let mut model = ScriptedModel::new(vec![sql_reply(assumed)]);
-    let e = run(&mut ScriptedDb::bookshop(), &mut model, "Which authors are famous?", options.clone()).unwrap();
+    let e = answered_with(&mut ScriptedDb::bookshop(), assumed, "Which authors are famous?");
     assert_eq!(e.status(), Status::Unverified, "{:?}", e.open_problems);
     assert_eq!(e.chosen_sql, assumed, "handed over as it is (answer_unverified is on): no repair, no refusal");
     assert_eq!(e.open_problems.len(), 1, "{:?}", e.open_problems);
     assert!(e.open_problems[0].starts_with("it compares authors.country = 'Nigeria', a value the question does not name: which rows it means rests on the model's own knowledge"), "{}", e.open_problems[0]);
     // the same query for a question that names the value is verified
-    let mut model = ScriptedModel::new(vec![sql_reply(assumed)]);
-    let e = run(&mut ScriptedDb::bookshop(), &mut model, "Which authors are from Nigeria?", options.clone()).unwrap();
+    let e = answered_with(&mut ScriptedDb::bookshop(), assumed, "Which authors are from Nigeria?");
     assert_eq!(e.status(), Status::Ok, "{:?}", e.open_problems);
     // and so is a value a curator defined: the glossary's meaning holds it
     let mut db = ScriptedDb::bookshop();
     db.glossary = vec![Term { term: "famous".into(), meaning: "from Nigeria: country = 'Nigeria'".into(), sql: None }];
-    let mut model = ScriptedModel::new(vec![sql_reply(assumed)]);
-    let e = run(&mut db, &mut model, "Which authors are famous?", options).unwrap();
+    let e = answered_with(&mut db, assumed, "Which authors are famous?");
     assert_eq!(e.status(), Status::Ok, "{:?}", e.open_problems);
 }
 
 #[test]
 fn an_answer_that_computes_with_a_number_the_question_does_not_give_is_not_ok() {
     let formula = "SELECT title, price * 0.3 AS profit FROM books";
-    let options = json!({"probe": false, "repair": false, "refuse": false});
-    let mut model = ScriptedModel::new(vec![sql_reply(formula)]);
-    let e = run(&mut ScriptedDb::bookshop(), &mut model, "What is the profit on each book?", options.clone()).unwrap();
+    let e = answered_with(&mut ScriptedDb::bookshop(), formula, "What is the profit on each book?");
     assert_eq!(e.status(), Status::Unverified, "{:?}", e.open_problems);
     assert_eq!(e.chosen_sql, formula, "handed over as it is (answer_unverified is on): no repair, no refusal");
     assert_eq!(e.open_problems.len(), 1, "{:?}", e.open_problems);
     assert!(e.open_problems[0].starts_with("it computes with 0.3 in `price * 0.3`, a number the question does not give: the formula is the model's own"), "{}", e.open_problems[0]);
     // the same query for a question that gives the number, or one a curator defined, is verified
-    let mut model = ScriptedModel::new(vec![sql_reply(formula)]);
-    let e = run(&mut ScriptedDb::bookshop(), &mut model, "What is 0.3 of the price of each book?", options.clone()).unwrap();
+    let e = answered_with(&mut ScriptedDb::bookshop(), formula, "What is 0.3 of the price of each book?");
     assert_eq!(e.status(), Status::Ok, "{:?}", e.open_problems);
     let mut db = ScriptedDb::bookshop();
     db.glossary = vec![Term { term: "profit".into(), meaning: "the margin on a book".into(), sql: Some("price * 0.3".into()) }];
-    let mut model = ScriptedModel::new(vec![sql_reply(formula)]);
-    let e = run(&mut db, &mut model, "What is the profit on each book?", options).unwrap();
+    let e = answered_with(&mut db, formula, "What is the profit on each book?");
     assert_eq!(e.status(), Status::Ok, "{:?}", e.open_problems);
 }
 

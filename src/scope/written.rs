@@ -795,9 +795,9 @@ pub fn invented_values(query: &Query, catalog: &Catalog, question: &str, grounde
             // written as a code: in capitals ("division AS", "an A or a C"), in quotes, or as a
             // letter ("the letter a")
             || spelled.contains(&core)
-            // one character: a digit, or the initial of a content word ('F' for "female", not
-            // 'h' for "how many bytes")
-            || (core.chars().count() == 1 && (core.chars().all(|c| c.is_ascii_digit()) || begins_a_content_word(&core, &question_words)))
+            // a digit (one character that is a letter is named as any short code is, below: the
+            // initial of a content word, 'F' for "female", not 'h' for "how many bytes")
+            || (core.chars().count() == 1 && core.chars().all(|c| c.is_ascii_digit()))
             || crate::lexicon::is_flag_value(&core)
             // the word `null`: how a text column written from another system says "no value"
             || core == "null"
