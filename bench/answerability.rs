@@ -21,7 +21,7 @@
 //!         stage runs before probing and verification, so the runs here switch those off: the
 //!         refusal is the default's, at the cost of one generation per answered question (whose
 //!         query is judged too, `scope::written`). `--half none`: the answerable questions alone.
-//!     cargo run --release --example answerability -- statuses [--half tune|measure|all|dev] [--ids 1,2]
+//!     cargo run --release --example answerability -- statuses [--half tune|measure|all|dev|dev2] [--ids 1,2]
 //!         the unanswerable questions under the full default (`nl2sql_run` with no options: probing,
 //!         verification, repair, the second reading), each run's final status; TrustSQL's
 //!         reliability score when every status but `error` and `unanswerable` hands SQL over (the
@@ -91,6 +91,12 @@ fn unanswerable() -> Vec<Value> {
 /// no rule of refusal was read off. Split `dev`.
 fn unanswerable_dev() -> Vec<Value> {
     load(&format!("{}/bench/data/unanswerable_spider_dev.json", env!("CARGO_MANIFEST_DIR")))
+}
+
+/// The second held-out set: 111 other questions over the same 13 databases, written (forty-second
+/// session) before the rules of that session, once the first had been read. Split `dev2`.
+fn unanswerable_dev_2() -> Vec<Value> {
+    load(&format!("{}/bench/data/unanswerable_spider_dev_2.json", env!("CARGO_MANIFEST_DIR")))
 }
 
 /// Which half a database of the unanswerable set is in.
@@ -380,7 +386,7 @@ fn ask_mode(half: String, out: &mut std::fs::File) {
 /// The unanswerable questions of a half under the full default, and the reliability score of the
 /// two answering policies (every status that holds SQL, or only `ok`).
 fn statuses_mode(half: String, ids: Option<String>, out: &mut std::fs::File) {
-    assert!(["tune", "measure", "all", "dev"].contains(&half.as_str()), "--half is tune, measure, all or dev, not {half}");
+    assert!(["tune", "measure", "all", "dev", "dev2"].contains(&half.as_str()), "--half is tune, measure, all, dev or dev2, not {half}");
     // `--ids 12,40`: only those questions of the half (the ones a change can reach, run again to
     // be spliced into a whole run; the summary below is then of these alone)
     let ids: Option<Vec<u64>> = ids.map(|l| l.split(',').map(|i| i.trim().parse().expect("--ids is a comma-separated list of question ids")).collect());
@@ -390,8 +396,13 @@ fn statuses_mode(half: String, ids: Option<String>, out: &mut std::fs::File) {
     let mut seconds = Vec::new();
     let chosen = |q: &&Value| ids.as_ref().is_none_or(|l| q["id"].as_u64().is_some_and(|i| l.contains(&i)));
     // `--half dev`: the held-out set written over the 13 `spider` databases, which no rule of
-    // refusal was read off (`bench/data/unanswerable_spider_dev.json`)
-    let (set, prefix) = if half == "dev" { (unanswerable_dev(), "spider_") } else { (unanswerable(), "train_") };
+    // refusal was read off (`bench/data/unanswerable_spider_dev.json`); `dev2`: the second such set,
+    // written once the first had been read (`unanswerable_spider_dev_2.json`)
+    let (set, prefix) = match half.as_str() {
+        "dev" => (unanswerable_dev(), "spider_"),
+        "dev2" => (unanswerable_dev_2(), "spider_"),
+        _ => (unanswerable(), "train_"),
+    };
     for q in set.iter().filter(|q| half == "all" || q["split"].as_str() == Some(half.as_str())).filter(chosen) {
         let db = format!("{prefix}{}", q["db_id"].as_str().unwrap().to_lowercase());
         let question = q["question"].as_str().unwrap();
