@@ -393,8 +393,15 @@ pub static BEYOND_DATA: Lazy<Vec<(BeyondData, Regex)>> = Lazy::new(|| {
         (BeyondData::Advice, r(r"\b(?:best way|good idea|worth (?:it|buying|visiting|investing))\b")),
         (BeyondData::Advice, r(r"\b(?:would|will) be (?:the |a )?(?:best|better|worst|good|bad|wise)\b")),
         (BeyondData::Advice, r(r"\b(?:would|will|should|might) (?:i|we|you) (?:like|enjoy|love|prefer|want)\b|\bwould make (?:a |an )?(?:good|great|better|best|ideal)\b")),
+        // "which singer should headline the concerts", "which department should receive more
+        // funding": what ought to be, not what is stored; a date or a number after it makes it an
+        // expectation a table can record ("which students should graduate in 2020")
+        (BeyondData::Advice, r(r"\bshould\s+[a-z]+\b")),
         (BeyondData::Opinion, r(&format!(r"\b(?:most|least|more|less|very|really)\s+(?:{judged})\b"))),
         (BeyondData::Opinion, r(&format!(r"\b(?:{judged_most})\b"))),
+        // "which teacher is the most inspiring": a quality said of the thing, in the shape of a
+        // judgement (-ing, -ful, -ive, -ous), that no measure of the lexicon's names
+        (BeyondData::Opinion, r(r"\b(?:is|are|was|were)\s+the\s+(?:most|least)\s+[a-z]+(?:ing|ful|ive|ous)\b")),
         (BeyondData::Opinion, r(r"\b(?:do you think|in your opinion|your opinion|your view|deserves?|deserved)\b")),
         (BeyondData::Prediction, r(r"\b(?:predict|predicted|prediction|predictions|forecast|forecasts|projected|projection)\b")),
         (BeyondData::Prediction, r(r"\b(?:likely|unlikely|going) to\b|\bin the future\b")),
@@ -418,6 +425,12 @@ pub static BEYOND_DATA: Lazy<Vec<(BeyondData, Regex)>> = Lazy::new(|| {
 /// Words after "best" or "worst" that make it a measure the data can hold: "the best-selling",
 /// "the best rated", "the best paid".
 pub const MEASURED_BEST: &[&str] = &["selling", "seller", "sellers", "sold", "rated", "ranked", "ranking", "paid", "scoring", "scored", "known"];
+
+/// Qualities in the shape of a judgement that the data measures: a price ("the most expensive"),
+/// a count ("the least numerous", "the most populous", "the most winning"), a grade of
+/// severity, a match ("the most corresponding").
+pub const MEASURED_QUALITIES: &[&str] =
+    &["expensive", "inexpensive", "numerous", "serious", "corresponding", "productive", "active", "populous", "selling", "paying", "earning", "winning", "scoring"];
 
 /// Whether a phrase [`beyond_data`] found is the opinion of "best" or "worst" and the word after
 /// it: one only when no stored measure names either word (`scope::Evidence::gather` reads the
@@ -489,6 +502,12 @@ pub fn beyond_data(question: &str) -> Option<(BeyondData, String)> {
             && phrase.ends_with(" have")
             && (NOUN_PHRASE_OPENERS.contains(&next) || number(next).is_some())
         {
+            return None;
+        }
+        if *kind == BeyondData::Advice && phrase.starts_with("should") && q[m.end()..].chars().any(|c| c.is_ascii_digit()) {
+            return None;
+        }
+        if *kind == BeyondData::Opinion && phrase.split_whitespace().last().is_some_and(|w| MEASURED_QUALITIES.contains(&w)) {
             return None;
         }
         if best_or_worst(*kind, phrase) {
