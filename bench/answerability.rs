@@ -49,7 +49,8 @@
 //!         the words and names the evidence mode found unlinked and unmatched
 //!         (`answerability_evidence_history.jsonl`), as if the model's vote had let them all
 //!         through; each name it reads is then looked up as the pipeline does (held by a table the
-//!         query reads, or a neighbour, in any case): a name held is not a gap.
+//!         query reads, or a neighbour, in any case): a name held is not a gap. The same for the
+//!         rule of a name the query writes only part of (`scope::written::partly_written_names`).
 //!
 //!     cargo run --release --example answerability -- invented [FILE...]
 //!         no model: which answers compare a value the question does not name
@@ -609,8 +610,8 @@ fn unplaced_mode(files: Vec<String>, out: &mut std::fs::File) {
         }
     }
     let mut cache = BTreeMap::new();
-    // source -> (read, fired, fired with the name held nowhere)
-    let mut tally: BTreeMap<String, (usize, usize, usize)> = BTreeMap::new();
+    // source -> (read, fired, fired with the name held nowhere, written in part, of them held nowhere)
+    let mut tally: BTreeMap<String, (usize, usize, usize, usize, usize)> = BTreeMap::new();
     let mut seen = std::collections::BTreeSet::new();
     for (source, db, question, sql) in &queries {
         if !seen.insert((source.clone(), db.clone(), question.clone(), sql.clone())) {
@@ -621,7 +622,9 @@ fn unplaced_mode(files: Vec<String>, out: &mut std::fs::File) {
         let e = tally.entry(source.clone()).or_default();
         e.0 += 1;
         let found = nl2sql_core::scope::written::unplaced_names(&checked.query, catalog(db, &mut cache), question, names, words);
-        if found.is_empty() {
+        // the rule of a name the query writes only part of (`scope::written::partly_written_names`)
+        let partly = nl2sql_core::scope::written::partly_written_names(&checked.query, catalog(db, &mut cache), question, names, &[]);
+        if found.is_empty() && partly.is_empty() {
             continue;
         }
         e.1 += 1;
@@ -639,13 +642,25 @@ fn unplaced_mode(files: Vec<String>, out: &mut std::fs::File) {
         }
         let left: Vec<String> = names.iter().filter(|n| !held_names.contains(n)).cloned().collect();
         let held = nl2sql_core::scope::written::unplaced_names(&checked.query, catalog(db, &mut cache), question, &left, words).is_empty();
+        let partly_held = nl2sql_core::scope::written::partly_written_names(&checked.query, catalog(db, &mut cache), question, &left, &[]).is_empty();
         e.2 += !held as usize;
-        println!("  [{source}] {} {question}  {:?}  ({sql})", if held { "held" } else { "FIRES" }, found);
-        writeln!(out, "{}", json!({"source": source, "db": db, "question": question, "sql": sql, "found": found, "held": held})).unwrap();
+        e.3 += usize::from(!partly.is_empty());
+        e.4 += !partly_held as usize;
+        println!(
+            "  [{source}] {} {question}  {:?} {:?}  ({sql})",
+            match (held, partly_held) {
+                (true, true) => "held",
+                (false, _) => "FIRES",
+                (true, false) => "PARTLY",
+            },
+            found,
+            partly
+        );
+        writeln!(out, "{}", json!({"source": source, "db": db, "question": question, "sql": sql, "found": found, "held": held, "partly": partly, "partly_held": partly_held})).unwrap();
     }
-    println!("\n| queries | read | read a name whose kind links to nothing | of them held nowhere (the rule speaks) |\n|---|---|---|---|");
-    for (source, (n, f, fires)) in &tally {
-        println!("| {source} | {n} | {f} | {fires} |");
+    println!("\n| queries | read | read a name whose kind links to nothing | of them held nowhere (the rule speaks) | write a name in part | of them held nowhere (the rule speaks) |\n|---|---|---|---|---|---|");
+    for (source, (n, f, fires, p, p_fires)) in &tally {
+        println!("| {source} | {n} | {f} | {fires} | {p} | {p_fires} |");
     }
 }
 

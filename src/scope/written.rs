@@ -119,6 +119,15 @@ pub fn judge(query: &Query, catalog: &Catalog, question: &str, gap: &Gap, ground
             ),
         ));
     }
+    if let Some((phrase, value)) = partly_written_names(query, catalog, question, names, curated).first() {
+        return Some((
+            Kind::OutsideKnowledge,
+            format!(
+                "the database does not record what the question names: no stored value holds \"{phrase}\", and the query the model wrote compares '{}', which writes only part of it: another thing that shares a word{close}",
+                value.replace('\'', "''")
+            ),
+        ));
+    }
     if let Some((phrase, kind, compared)) = unplaced_names(query, catalog, question, names, unlinked).first() {
         return Some((
             Kind::OutsideKnowledge,
@@ -692,28 +701,69 @@ pub fn stand_ins(query: &Query, unlinked: &[String]) -> Vec<(String, String)> {
 /// name: "the ISBN of each book" answered with the book's id and price, "the IMDb rating" with
 /// the film's rating, "churches that are Catholic" with every church.
 pub fn dropped_names(query: &Query, catalog: &Catalog, question: &str, names: &[String], curated: &[String]) -> Vec<String> {
-    if names.is_empty() {
-        return Vec::new();
-    }
-    let schema = super::link::names(catalog);
+    name_phrases(query, catalog, question, names, curated).into_iter().filter(|(_, writers)| writers.is_empty()).map(|(phrase, _)| phrase).collect()
+}
+
+/// The proper names of the question with a word among `names` that the query writes only part
+/// of: a string of the query writes the name ([`dropped_names`] reads them), and a word of it
+/// that no stored value holds is written by none of the query's strings, nor misspelt.
+/// Each is (the name, the string as the query writes it). "Which airlines are members of the
+/// Star Alliance?" answered with `city = 'Alliance'`: the database stores no "Star Alliance", and
+/// the query puts one of its words for it, another thing of the same word.
+pub fn partly_written_names(query: &Query, catalog: &Catalog, question: &str, names: &[String], curated: &[String]) -> Vec<(String, String)> {
+    let names: Vec<String> = names.iter().map(|n| n.to_lowercase()).collect();
+    let strings = name_strings(query);
+    name_phrases(query, catalog, question, &names, curated)
+        .into_iter()
+        .filter_map(|(phrase, writers)| {
+            let lower = phrase.to_lowercase();
+            let unheld: Vec<&str> = lower.split(' ').filter(|w| names.iter().any(|n| n == w)).collect();
+            // a word written by a string as `writes` reads it (in it, a word of it, its initials, a
+            // country for its people, a code), or misspelt ("Dean Peeters" and 'Daan Peeters')
+            let written = |w: &str, s: &String| {
+                s.contains(w) || writes(s, w, &[w.to_string()], &[]) || s.split(|c: char| !c.is_alphanumeric()).any(|p| !p.is_empty() && strsim::normalized_damerau_levenshtein(w, p) >= 0.5)
+            };
+            // every such word written by one string of the query or another ('Otha' and 'Moyer'
+            // for "OTHA MOYER", 'Daan' and 'Peeters' for "Dean Peeters")
+            let first = writers.first()?.clone();
+            (!unheld.iter().all(|w| strings.iter().any(|s| written(w, s)))).then_some((phrase, first))
+        })
+        .collect()
+}
+
+/// The strings a query writes that can write a name: lower-case, without the `%` and `_` of a
+/// pattern, neither a flag's value nor a single character.
+fn name_strings(query: &Query) -> Vec<String> {
     let mut strings: Vec<String> = Vec::new();
     let _ = sqlparser::ast::visit_expressions(query, |e| {
         if let Expr::Value(v) = e {
             if let sqlparser::ast::Value::SingleQuotedString(s) | sqlparser::ast::Value::EscapedStringLiteral(s) | sqlparser::ast::Value::NationalStringLiteral(s) = &v.value {
-                // a flag's value or one character encodes no name
                 let core = s.trim_matches(|c: char| c == '%' || c == '_' || c.is_whitespace()).to_lowercase();
-                if core.chars().count() > 1 && !crate::lexicon::is_flag_value(&core) {
+                if core.chars().count() > 1 && !crate::lexicon::is_flag_value(&core) && !strings.contains(&core) {
                     strings.push(core);
                 }
             }
         }
         ControlFlow::<()>::Continue(())
     });
+    strings
+}
+
+/// The proper names of the question (phrases as it writes them) with a word among `names`, none
+/// of whose words the schema, the lexicon or a curator keeps, each with the strings of the query
+/// that write it (lower-case, without the `%` and `_` of a pattern; a flag's value or a single
+/// character writes no name).
+fn name_phrases(query: &Query, catalog: &Catalog, question: &str, names: &[String], curated: &[String]) -> Vec<(String, Vec<String>)> {
+    if names.is_empty() {
+        return Vec::new();
+    }
+    let schema = super::link::names(catalog);
+    let strings = name_strings(query);
     let curated: Vec<String> = curated.iter().map(|t| t.to_lowercase()).collect();
     super::words::proper_name_phrases(question)
         .into_iter()
-        .filter(|phrase| phrase.split(' ').any(|w| names.iter().any(|n| n == w)))
-        .filter(|phrase| {
+        .filter(|phrase| phrase.split(' ').any(|w| names.iter().any(|n| n.eq_ignore_ascii_case(w))))
+        .filter_map(|phrase| {
             let text = phrase.to_lowercase();
             let words: Vec<String> = text.split(|c: char| !c.is_alphanumeric()).filter(|w| !w.is_empty()).map(str::to_string).collect();
             let runs = initials_of_runs(&words);
@@ -722,8 +772,9 @@ pub fn dropped_names(query: &Query, catalog: &Catalog, question: &str, names: &[
                     || crate::lexicon::is_function_word(w)
                     || curated.iter().any(|t| t.contains(w.as_str()))
                     || schema.iter().any(|n| n.tokens.iter().any(|t| matches(w, t) || matches(t, w) || same_stem(w, t)))
-            }) || strings.iter().any(|s| writes(s, &text, &words, &runs));
-            !kept
+            });
+            let writers: Vec<String> = strings.iter().filter(|s| writes(s, &text, &words, &runs)).cloned().collect();
+            (!kept).then_some((phrase, writers))
         })
         .collect()
 }
@@ -1454,6 +1505,40 @@ mod tests {
         assert!(dropped_names(&q, &catalog, "Which authors won the Nobel Prize?", &nobel, &["nobel prize: authors of the Swedish academy's list".into()]).is_empty());
         // no name no stored value holds: nothing to leave out
         assert!(judge(&query("SELECT name FROM authors"), &catalog, "Which authors won the Nobel Prize?", &gap(&[], &[], &[]), &[], &[]).is_none());
+    }
+
+    #[test]
+    fn a_name_the_query_writes_only_part_of_is_outside_knowledge() {
+        let catalog = bookshop();
+        let star = words(&["Star"]);
+        let question = "Which authors are members of the Star Alliance?";
+        // one word of the name put for it, the other held by no stored value
+        let q = query("SELECT name FROM authors WHERE country = 'Alliance'");
+        assert_eq!(partly_written_names(&q, &catalog, question, &star, &[]), [("Star Alliance".to_string(), "alliance".to_string())]);
+        let (kind, why) = judge(&q, &catalog, question, &gap(&[], &star, &[]), &[], &[]).expect("judged");
+        assert_eq!(kind, Kind::OutsideKnowledge);
+        assert!(why.contains("no stored value holds \"Star Alliance\"") && why.contains("compares 'alliance', which writes only part of it"), "{why}");
+        // the whole name, in one string or as a pattern: the question's own value
+        for sql in ["SELECT name FROM authors WHERE country = 'Star Alliance'", "SELECT name FROM authors WHERE country ILIKE '%star alliance%'"] {
+            assert!(partly_written_names(&query(sql), &catalog, question, &star, &[]).is_empty(), "{sql}");
+        }
+        // each word by a string of its own
+        let q = query("SELECT lastname FROM customers WHERE firstname = 'OTHA' AND lastname = 'MOYER'");
+        assert!(partly_written_names(&q, &catalog, "Which students does OTHA MOYER teach?", &words(&["OTHA", "MOYER"]), &[]).is_empty());
+        // the word no value holds written otherwise: misspelt, by initials, as a code
+        let q = query("SELECT name FROM customers WHERE first_name = 'Daan' AND last_name = 'Peeters'");
+        assert!(partly_written_names(&q, &catalog, "Which books did Dean Peeters order?", &words(&["Dean"]), &[]).is_empty());
+        let q = query("SELECT name FROM customers WHERE city = 'Los Angeles'");
+        assert!(partly_written_names(&q, &catalog, "Which customers live in LA?", &words(&["LA"]), &[]).is_empty());
+        let q = query("SELECT name FROM customers WHERE city = 'CA'");
+        assert!(partly_written_names(&q, &catalog, "Which customers live in California?", &words(&["California"]), &[]).is_empty());
+        // a name with a word of the schema ("Books" names the books table) is kept as the schema's
+        let q = query("SELECT title FROM books WHERE title = 'Alliance'");
+        assert!(partly_written_names(&q, &catalog, "Which Star Alliance Books sold best?", &star, &[]).is_empty());
+        // a name no string writes is left out, not written in part: the other rule's
+        let q = query("SELECT name FROM authors");
+        assert!(partly_written_names(&q, &catalog, question, &star, &[]).is_empty());
+        assert_eq!(dropped_names(&q, &catalog, question, &star, &[]), ["Star Alliance"]);
     }
 
     #[test]
