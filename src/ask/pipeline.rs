@@ -614,10 +614,15 @@ impl<D: Database + ?Sized, M: Model + ?Sized> Ask<'_, '_, D, M> {
 
     fn finish(mut self, mut chosen: Attempt, verified: bool) -> Result<Explanation> {
         // a value the question does not name, a number it does not give: what the answer rests
-        // on is the model's, not verified
+        // on is the model's, not verified; a year for the date asked: less than was asked
         if verified && chosen.is_clean() && !chosen.fails {
             if let Ok(checked) = crate::sql::check_query(&chosen.sql) {
-                let assumed: Vec<String> = self.assumed_values(&checked.query).into_iter().chain(self.assumed_numbers(&checked.query)).collect();
+                let assumed: Vec<String> = self
+                    .assumed_values(&checked.query)
+                    .into_iter()
+                    .chain(self.assumed_numbers(&checked.query))
+                    .chain(self.coarser_answers(&checked.query))
+                    .collect();
                 chosen.problems.extend(assumed);
             }
         }

@@ -190,6 +190,22 @@ impl<D: Database + ?Sized, M: Model + ?Sized> Ask<'_, '_, D, M> {
         ))
     }
 
+    /// The open problem of an answer that returns a year, a month or an age for a date the
+    /// question asks for ([`scope::written::coarser_answers`]: `birth_year` for "the exact birth
+    /// date of each singer"): it gives less than was asked, so it is not verified (`unverified`,
+    /// not `ok`), whether or not refusal is on.
+    pub(super) fn coarser_answers(&self, query: &Query) -> Option<String> {
+        let coarser = scope::written::coarser_answers(query, &self.catalog, self.question.text);
+        let (asked, _) = coarser.first()?;
+        let columns: Vec<&str> = coarser.iter().map(|(_, c)| c.as_str()).collect();
+        Some(format!(
+            "the question asks for \"{asked}\", and it returns {}, which {} only a part of a date (a year, a month or an age): the answer gives less than was asked; \
+             no column it returns holds the day",
+            columns.join(", "),
+            if columns.len() == 1 { "holds" } else { "hold" }
+        ))
+    }
+
     /// A question in the future tense whose query fails or finds no row ([`scope::future`]):
     /// recorded as a second `scope` step with the query. Nothing when refusal is off.
     pub(super) fn future_scope(&mut self, chosen: &super::repair::Attempt, empty: bool) -> Result<Option<(scope::Kind, String)>> {

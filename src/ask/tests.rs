@@ -500,6 +500,21 @@ fn an_answer_that_computes_with_a_number_the_question_does_not_give_is_not_ok() 
 }
 
 #[test]
+fn an_answer_that_returns_a_year_for_the_date_asked_is_not_ok() {
+    let mut db = ScriptedDb::bookshop();
+    db.catalog.tables[0].columns.push(crate::catalog::Column { name: "birth_year".into(), type_name: "integer".into(), nullable: true, comment: None });
+    let coarse = "SELECT name, birth_year FROM authors";
+    let e = answered_with(&mut db, coarse, "What is the exact birth date of each author?");
+    assert_eq!(e.status(), Status::Unverified, "{:?}", e.open_problems);
+    assert_eq!(e.chosen_sql, coarse, "handed over as it is (answer_unverified is on)");
+    assert_eq!(e.open_problems.len(), 1, "{:?}", e.open_problems);
+    assert!(e.open_problems[0].starts_with("the question asks for \"exact birth date\", and it returns authors.birth_year, which holds only a part of a date"), "{}", e.open_problems[0]);
+    // asked for the year, it is the answer
+    let e = answered_with(&mut db, coarse, "What is the birth year of each author?");
+    assert_eq!(e.status(), Status::Ok, "{:?}", e.open_problems);
+}
+
+#[test]
 fn a_query_the_repair_cannot_make_run_gets_one_fresh_generation_by_another_generator() {
     let bad = "SELECT count(*) FROM books WHERE nosuch";
     let mut db = ScriptedDb::bookshop().plan_fails("nosuch", "column \"nosuch\" does not exist");
