@@ -56,7 +56,9 @@
 //!         no model: which answers compare a value the question does not name
 //!         (`scope::written::invented_values`, the rule that keeps such an answer from `ok`), and
 //!         which compute with a number it does not give (`scope::written::invented_numbers`), and
-//!         which return a year, a month or an age for a date asked (`scope::written::coarser_answers`), on
+//!         which return a year, a month or an age for a date asked (`scope::written::coarser_answers`),
+//!         and which return, for "each" thing, a column of a table holding many rows per thing
+//!         (`scope::written::many_per_each`), on
 //!         the recorded answers of the given raw files (Benchmark 2's `full` rows, Benchmark 10's
 //!         statuses) and on every gold query of both sets. The value index's matches are not
 //!         recorded, so none is taken as grounded: an upper bound of what the rule reaches.
@@ -713,23 +715,25 @@ fn own_value_mode(out: &mut std::fs::File) {
 fn invented_mode(files: Vec<String>, out: &mut std::fs::File) {
     println!("Benchmark 10 (invented): command: cargo run --release --example answerability -- invented {}", files.join(" "));
     let mut cache = BTreeMap::new();
-    // (source, set, status, right) -> (read, a value not named, a number not given, a part of a date for a date)
-    let mut tally: BTreeMap<(String, String, String, String), (usize, usize, usize, usize)> = BTreeMap::new();
+    // (source, set, status, right) -> (read, a value not named, a number not given, a part of a date for a date, a child's column for each)
+    let mut tally: BTreeMap<(String, String, String, String), (usize, usize, usize, usize, usize)> = BTreeMap::new();
     let mut read_one = |source: &str, set: &str, db: &str, question: &str, sql: &str, status: &str, right: &str, out: &mut std::fs::File| {
         let Ok(checked) = nl2sql_core::sql::check_query(sql) else { return };
         let invented = nl2sql_core::scope::written::invented_values(&checked.query, catalog(db, &mut cache), question, &[]);
         let numbers = nl2sql_core::scope::written::invented_numbers(&checked.query, question, &[]);
         let coarser = nl2sql_core::scope::written::coarser_answers(&checked.query, catalog(db, &mut cache), question);
+        let many = nl2sql_core::scope::written::many_per_each(&checked.query, catalog(db, &mut cache), question);
         let e = tally.entry((source.to_string(), set.to_string(), status.to_string(), right.to_string())).or_default();
         e.0 += 1;
-        if invented.is_empty() && numbers.is_empty() && coarser.is_empty() {
+        if invented.is_empty() && numbers.is_empty() && coarser.is_empty() && many.is_empty() {
             return;
         }
         e.1 += usize::from(!invented.is_empty());
         e.2 += usize::from(!numbers.is_empty());
         e.3 += usize::from(!coarser.is_empty());
-        println!("  [{source} {set} {status} {right}] {question}  {:?} {:?} {:?}  ({sql})", invented, numbers, coarser);
-        writeln!(out, "{}", json!({"source": source, "set": set, "db": db, "question": question, "sql": sql, "status": status, "right": right, "invented": invented, "numbers": numbers, "coarser": coarser})).unwrap();
+        e.4 += usize::from(!many.is_empty());
+        println!("  [{source} {set} {status} {right}] {question}  {:?} {:?} {:?} {:?}  ({sql})", invented, numbers, coarser, many);
+        writeln!(out, "{}", json!({"source": source, "set": set, "db": db, "question": question, "sql": sql, "status": status, "right": right, "invented": invented, "numbers": numbers, "coarser": coarser, "many": many})).unwrap();
     };
     for file in &files {
         let name = file.rsplit('/').next().unwrap_or(file).to_string();
@@ -759,20 +763,21 @@ fn invented_mode(files: Vec<String>, out: &mut std::fs::File) {
             read_one("gold", set_name, &db, q["question"].as_str().unwrap(), q["gold_pg"].as_str().unwrap_or_default(), "gold", "right", out);
         }
     }
-    let head = "| answers | set | status | right | read | a value the question does not name | a number it does not give | a part of a date for a date |\n|---|---|---|---|---|---|---|---|";
+    let head = "| answers | set | status | right | read | a value the question does not name | a number it does not give | a part of a date for a date | a column each has many of |\n|---|---|---|---|---|---|---|---|---|";
     println!("\n{head}");
-    let mut all: BTreeMap<(String, String, String, String), (usize, usize, usize, usize)> = BTreeMap::new();
-    for ((source, set, status, right), (n, flagged, numbers, coarser)) in &tally {
-        println!("| {source} | {set} | {status} | {right} | {n} | {flagged} | {numbers} | {coarser} |");
+    let mut all: BTreeMap<(String, String, String, String), (usize, usize, usize, usize, usize)> = BTreeMap::new();
+    for ((source, set, status, right), (n, flagged, numbers, coarser, many)) in &tally {
+        println!("| {source} | {set} | {status} | {right} | {n} | {flagged} | {numbers} | {coarser} | {many} |");
         let source = if source == "gold" { "gold" } else { "every file" };
         let e = all.entry((source.to_string(), set.clone(), status.clone(), right.clone())).or_default();
         e.0 += n;
         e.1 += flagged;
         e.2 += numbers;
         e.3 += coarser;
+        e.4 += many;
     }
     println!("\nAll files together:\n\n{head}");
-    for ((source, set, status, right), (n, flagged, numbers, coarser)) in &all {
-        println!("| {source} | {set} | {status} | {right} | {n} | {flagged} | {numbers} | {coarser} |");
+    for ((source, set, status, right), (n, flagged, numbers, coarser, many)) in &all {
+        println!("| {source} | {set} | {status} | {right} | {n} | {flagged} | {numbers} | {coarser} | {many} |");
     }
 }

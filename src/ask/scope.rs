@@ -206,6 +206,22 @@ impl<D: Database + ?Sized, M: Model + ?Sized> Ask<'_, '_, D, M> {
         ))
     }
 
+    /// The open problem of an answer that returns, for "each" thing of the question, a column of
+    /// a table holding many rows per thing ([`scope::written::many_per_each`]: `concert.year` for
+    /// "the year each stadium was built"): it answers with what each of those rows holds, not an
+    /// attribute of the thing, so it is not verified (`unverified`, not `ok`), whether or not
+    /// refusal is on.
+    pub(super) fn many_per_each(&self, query: &Query) -> Option<String> {
+        let many = scope::written::many_per_each(query, &self.catalog, self.question.text);
+        let (each, _) = many.first()?;
+        let columns: Vec<&str> = many.iter().map(|(_, c)| c.as_str()).collect();
+        Some(format!(
+            "it returns {} for {each}, from a table that holds many rows for each of them and that the question does not name: \
+             what each of those rows holds, not an attribute of the thing asked about; name that table in the question to ask for it",
+            columns.join(", ")
+        ))
+    }
+
     /// A question in the future tense whose query fails or finds no row ([`scope::future`]):
     /// recorded as a second `scope` step with the query. Nothing when refusal is off.
     pub(super) fn future_scope(&mut self, chosen: &super::repair::Attempt, empty: bool) -> Result<Option<(scope::Kind, String)>> {

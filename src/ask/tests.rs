@@ -515,6 +515,18 @@ fn an_answer_that_returns_a_year_for_the_date_asked_is_not_ok() {
 }
 
 #[test]
+fn an_answer_that_returns_for_each_thing_a_column_it_has_many_of_is_not_ok() {
+    let many = "SELECT c.name, o.ordered_on FROM customers c JOIN orders o ON o.customer_id = c.customer_id";
+    let e = answered_with(&mut ScriptedDb::bookshop(), many, "When did each customer join?");
+    assert_eq!(e.status(), Status::Unverified, "{:?}", e.open_problems);
+    assert_eq!(e.open_problems.len(), 1, "{:?}", e.open_problems);
+    assert!(e.open_problems[0].starts_with("it returns orders.ordered_on for each customer, from a table that holds many rows for each of them"), "{}", e.open_problems[0]);
+    // the question names the orders: verified
+    let e = answered_with(&mut ScriptedDb::bookshop(), many, "When did each customer place orders?");
+    assert_eq!(e.status(), Status::Ok, "{:?}", e.open_problems);
+}
+
+#[test]
 fn a_query_the_repair_cannot_make_run_gets_one_fresh_generation_by_another_generator() {
     let bad = "SELECT count(*) FROM books WHERE nosuch";
     let mut db = ScriptedDb::bookshop().plan_fails("nosuch", "column \"nosuch\" does not exist");

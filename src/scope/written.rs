@@ -1057,6 +1057,69 @@ pub fn coarser_answers(query: &Query, catalog: &Catalog, question: &str) -> Vec<
     parts.into_iter().map(|c| (asked.clone(), c)).collect()
 }
 
+/// The columns an answer returns for "each" thing of the question that belong to another table
+/// holding many rows for each of them: the question asks about "each E" (or "every E"), the query
+/// reads E's table and, in a block that neither groups nor aggregates, returns a column of a
+/// table with a foreign key to E's (a child: each E has many of its rows), a table no word of the
+/// question names. "In which year was each stadium built?" answered with `concert.year` from
+/// concerts joined to stadiums: the year of each concert held there, not an attribute of the
+/// stadium. (A parent's column is one per row, "the location of each concert" read from its
+/// stadium, and is the data's; so is a column the question names by a word of its own, "the
+/// delegate of each county", or a key of a table it names, "the colleges each player tried out
+/// for".) Each is ("each E" as written, the column as `table.column`). On every gold query of
+/// `spider_train` and the 13 `spider` databases and every recorded answer of Benchmark 2, none
+/// (`answerability -- invented`).
+pub fn many_per_each(query: &Query, catalog: &Catalog, question: &str) -> Vec<(String, String)> {
+    let text = question.to_lowercase();
+    let words: Vec<&str> = text.split(|c: char| !c.is_alphanumeric()).filter(|w| !w.is_empty()).collect();
+    // the thing after "each" or "every" ("each of the stadiums" too)
+    let each: Vec<&str> = words
+        .iter()
+        .enumerate()
+        .filter(|(_, w)| matches!(**w, "each" | "every"))
+        .filter_map(|(i, _)| words[i + 1..].iter().copied().find(|w| !matches!(*w, "of" | "the" | "these" | "those" | "one" | "single")))
+        .collect();
+    if each.is_empty() {
+        return Vec::new();
+    }
+    let named = |t: &crate::catalog::RelName| tokens(&t.name).iter().any(|tok| words.iter().any(|w| w.chars().count() >= 3 && (matches(w, tok) || same_stem(w, tok))));
+    let names_thing = |t: &crate::catalog::RelName, thing: &str| tokens(&t.name).last().is_some_and(|tok| matches(thing, tok) || same_stem(thing, tok));
+    let mut out: Vec<(String, String)> = Vec::new();
+    each_select(query, &mut |s| {
+        if crate::checks::grouped(s) || crate::checks::projects_aggregate(s) {
+            return;
+        }
+        let aliases = crate::checks::aliases(s, catalog);
+        for thing in &each {
+            let Some(parent) = aliases.values().find(|r| names_thing(r, thing)) else { continue };
+            for item in &s.projection {
+                let (SelectItem::UnnamedExpr(e) | SelectItem::ExprWithAlias { expr: e, .. }) = item else { continue };
+                let Some((rel, column)) = crate::checks::column_of(e, &aliases, catalog) else { continue };
+                let child = rel != *parent && catalog.foreign_keys.iter().any(|fk| fk.from == rel && fk.to == *parent && !fk.from_columns.iter().any(|c| c.eq_ignore_ascii_case(&column)));
+                // the column named by a word of its own ("the delegate ... for each county"), not
+                // by a word any table's column could hold (a year, a date, a name)
+                let asked_by_name = tokens(&column).iter().any(|tok| {
+                    tok.chars().count() >= 4
+                        && !crate::lexicon::GENERIC_WORDS.contains(&tok.as_str())
+                        && !DAY_WORDS.contains(&tok.as_str())
+                        && !PART_WORDS.contains(&tok.as_str())
+                        && words.iter().any(|w| matches(w, tok))
+                });
+                // a key of a table the question names ("the colleges each player tried out for",
+                // `tryout.cname` a key of colleges)
+                let leads_to_named = catalog.foreign_keys.iter().any(|fk| fk.from == rel && fk.from_columns.iter().any(|c| c.eq_ignore_ascii_case(&column)) && named(&fk.to));
+                if child && !named(&rel) && !asked_by_name && !leads_to_named {
+                    let shown = (format!("each {thing}"), format!("{}.{column}", rel.name));
+                    if !out.contains(&shown) {
+                        out.push(shown);
+                    }
+                }
+            }
+        }
+    });
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -1559,6 +1622,29 @@ mod tests {
         assert!(dropped_names(&q, &catalog, "Which authors won the Nobel Prize?", &nobel, &["nobel prize: authors of the Swedish academy's list".into()]).is_empty());
         // no name no stored value holds: nothing to leave out
         assert!(judge(&query("SELECT name FROM authors"), &catalog, "Which authors won the Nobel Prize?", &gap(&[], &[], &[]), &[], &[]).is_none());
+    }
+
+    #[test]
+    fn a_column_of_which_each_thing_has_many_is_no_attribute_of_it() {
+        let catalog = bookshop();
+        // the date of each order a customer placed, for "each customer"
+        let q = query("SELECT c.name, o.ordered_on FROM customers c JOIN orders o ON o.customer_id = c.customer_id");
+        assert_eq!(many_per_each(&q, &catalog, "When did each customer join?"), [("each customer".to_string(), "orders.ordered_on".to_string())]);
+        assert_eq!(many_per_each(&q, &catalog, "When did every one of the customers join?").len(), 1);
+        // the question names the orders: their dates are what it asks for
+        assert!(many_per_each(&q, &catalog, "When did each customer place their orders?").is_empty());
+        // counted or grouped per customer: one value each
+        let q = query("SELECT c.name, max(o.ordered_on) FROM customers c JOIN orders o ON o.customer_id = c.customer_id GROUP BY c.name");
+        assert!(many_per_each(&q, &catalog, "When did each customer join?").is_empty());
+        // a parent's column is one per row: the author of each book
+        let q = query("SELECT b.title, a.country FROM books b JOIN authors a ON a.author_id = b.author_id");
+        assert!(many_per_each(&q, &catalog, "What is the country of each book?").is_empty());
+        // the column named by a word of its own
+        let q = query("SELECT c.name, b.title FROM authors c JOIN books b ON b.author_id = c.author_id");
+        assert!(many_per_each(&q, &catalog, "What is the title for each author?").is_empty());
+        // no "each"
+        let q = query("SELECT c.name, o.ordered_on FROM customers c JOIN orders o ON o.customer_id = c.customer_id");
+        assert!(many_per_each(&q, &catalog, "When did the customers join?").is_empty());
     }
 
     #[test]
