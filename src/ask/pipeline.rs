@@ -615,7 +615,8 @@ impl<D: Database + ?Sized, M: Model + ?Sized> Ask<'_, '_, D, M> {
     fn finish(mut self, mut chosen: Attempt, verified: bool) -> Result<Explanation> {
         // a value the question does not name, a number it does not give: what the answer rests
         // on is the model's, not verified; a year for the date asked: less than was asked; a
-        // column of which each thing asked about has many: no attribute of it
+        // column of which each thing asked about has many: no attribute of it; a column renamed
+        // as what was asked: another thing
         if verified && chosen.is_clean() && !chosen.fails {
             if let Ok(checked) = crate::sql::check_query(&chosen.sql) {
                 let assumed: Vec<String> = self
@@ -624,6 +625,7 @@ impl<D: Database + ?Sized, M: Model + ?Sized> Ask<'_, '_, D, M> {
                     .chain(self.assumed_numbers(&checked.query))
                     .chain(self.coarser_answers(&checked.query))
                     .chain(self.many_per_each(&checked.query))
+                    .chain(self.relabelled_columns(&checked.query))
                     .collect();
                 chosen.problems.extend(assumed);
             }

@@ -17,6 +17,7 @@ use super::prompts;
 use crate::effects::{Database, Model};
 use crate::error::Result;
 use crate::llm::ChatRequest;
+use crate::result::Outcome;
 use crate::scope::written::Gap;
 use crate::scope::{self, link, quoted, Evidence, Verdict, MEANING_THRESHOLD};
 use crate::trace::{Stage, Status};
@@ -222,16 +223,52 @@ impl<D: Database + ?Sized, M: Model + ?Sized> Ask<'_, '_, D, M> {
         ))
     }
 
-    /// A question in the future tense whose query fails or finds no row ([`scope::future`]):
-    /// recorded as a second `scope` step with the query. Nothing when refusal is off.
+    /// The open problem of an answer that names an output after a word of the question while
+    /// returning, as it is, a column that holds none of the name's words
+    /// ([`scope::written::relabelled_columns`]: `course AS ending_date` for "the end date of each
+    /// course"): it presents another thing as what was asked, so it is not verified
+    /// (`unverified`, not `ok`), whether or not refusal is on.
+    pub(super) fn relabelled_columns(&self, query: &Query) -> Option<String> {
+        let relabelled = scope::written::relabelled_columns(query, &self.catalog, self.question.text);
+        if relabelled.is_empty() {
+            return None;
+        }
+        let shown: Vec<String> = relabelled.iter().map(|(alias, column)| format!("{column} as \"{alias}\"")).collect();
+        Some(format!(
+            "it presents {}: a column that holds none of what its new name says, given as what the question asks for",
+            shown.join(", ")
+        ))
+    }
+
+    /// A question in the future tense whose query fails or finds no row ([`scope::future`]), or
+    /// only aggregates over none: one row of an ungrouped aggregate whose every value is 0 or
+    /// NULL ("how many people will attend the concerts in 2030" → `COUNT(...) ... WHERE year =
+    /// '2030'` is 0: the data holds nothing of 2030), read by running the query once more, as the
+    /// caller, only for such a question. Recorded as a second `scope` step with the query. Nothing
+    /// when refusal is off.
     pub(super) fn future_scope(&mut self, chosen: &super::repair::Attempt, empty: bool) -> Result<Option<(scope::Kind, String)>> {
         if !self.opts.refuse {
             return Ok(None);
         }
+        let empty = empty || (!chosen.fails && crate::lexicon::future_tense(self.question.text).is_some() && self.aggregates_nothing(&chosen.sql));
         let Some((kind, reason)) = scope::future(self.question.text, !chosen.fails, empty) else { return Ok(None) };
         let data = json!({"kind": kind, "runs": !chosen.fails, "empty": empty, "by": "the future tense and the data"});
         self.trace.step(Stage::Scope, Status::Unanswerable, reason.clone(), Some(chosen.sql.clone()), data)?;
         Ok(Some((kind, reason)))
+    }
+
+    /// Is `sql` one ungrouped aggregate block whose one row holds only 0 or NULL when run (a
+    /// count or a sum of nothing)?
+    fn aggregates_nothing(&mut self, sql: &str) -> bool {
+        let Ok(checked) = crate::sql::check_query(sql) else { return false };
+        let sqlparser::ast::SetExpr::Select(block) = checked.query.body.as_ref() else { return false };
+        if crate::checks::grouped(block) || !crate::checks::projects_aggregate(block) {
+            return false;
+        }
+        match self.db.run(sql, 2) {
+            Ok(Outcome::Rows(r)) => r.rows.len() == 1 && r.rows[0].iter().all(|v| v.is_null() || v.as_f64() == Some(0.0) || v.as_str().is_some_and(|t| t.trim().parse::<f64>() == Ok(0.0))),
+            _ => false,
+        }
     }
 
     /// A run about to end `error` whose best attempt fails only on names the database has nowhere

@@ -527,6 +527,18 @@ fn an_answer_that_returns_for_each_thing_a_column_it_has_many_of_is_not_ok() {
 }
 
 #[test]
+fn an_answer_that_renames_a_column_as_what_was_asked_is_not_ok() {
+    let renamed = "SELECT title, price AS publisher FROM books";
+    let e = answered_with(&mut ScriptedDb::bookshop(), renamed, "Who is the publisher of each book?");
+    assert_eq!(e.status(), Status::Unverified, "{:?}", e.open_problems);
+    assert_eq!(e.open_problems.len(), 1, "{:?}", e.open_problems);
+    assert!(e.open_problems[0].starts_with("it presents books.price as \"publisher\": a column that holds none of what its new name says"), "{}", e.open_problems[0]);
+    // a name that a word of the column holds is the column's: verified
+    let e = answered_with(&mut ScriptedDb::bookshop(), "SELECT title AS book_title, price AS book_price FROM books", "What is the price of each book?");
+    assert_eq!(e.status(), Status::Ok, "{:?}", e.open_problems);
+}
+
+#[test]
 fn a_query_the_repair_cannot_make_run_gets_one_fresh_generation_by_another_generator() {
     let bad = "SELECT count(*) FROM books WHERE nosuch";
     let mut db = ScriptedDb::bookshop().plan_fails("nosuch", "column \"nosuch\" does not exist");
@@ -1801,6 +1813,28 @@ fn the_future_is_answered_only_when_the_data_plans_it() {
     let mut db = ScriptedDb::bookshop().answer("2031-01-01", rows(&["name"], json!([])));
     let mut model = ScriptedModel::new(vec![sql_reply(sql)]);
     let e = run(&mut db, &mut model, "Which customers ordered books in 2031?", json!({"probe": false})).unwrap();
+    assert!(e.answered() && e.chosen_sql == sql, "{:?}", e.status());
+}
+
+#[test]
+fn a_count_of_nothing_for_the_future_is_no_plan_of_it() {
+    let question = "How many orders will customers place in 2031?";
+    let sql = "SELECT COUNT(*) FROM orders WHERE ordered_on >= '2031-01-01'";
+    // a count of 0: the data holds nothing of 2031, so the answer would be a prediction
+    let mut db = ScriptedDb::bookshop().answer("2031-01-01", rows(&["count"], json!([[0]])));
+    let mut model = ScriptedModel::new(vec![sql_reply(sql)]);
+    let e = run(&mut db, &mut model, question, json!({"probe": false})).unwrap();
+    assert_eq!((e.status(), steps_of(&e, Stage::Scope)), (Status::Unanswerable, vec!["ok", "unanswerable"]));
+    assert!(e.reason().contains("counts or sums none"), "{}", e.reason());
+    // a count of orders placed ahead: planned, answered
+    let mut db = ScriptedDb::bookshop().answer("2031-01-01", rows(&["count"], json!([[3]])));
+    let mut model = ScriptedModel::new(vec![sql_reply(sql)]);
+    let e = run(&mut db, &mut model, question, json!({"probe": false})).unwrap();
+    assert!(e.answered() && e.chosen_sql == sql, "{:?}", e.status());
+    // the same count of nothing in the past tense is its answer
+    let mut db = ScriptedDb::bookshop().answer("2031-01-01", rows(&["count"], json!([[0]])));
+    let mut model = ScriptedModel::new(vec![sql_reply(sql)]);
+    let e = run(&mut db, &mut model, "How many orders did customers place in 2031?", json!({"probe": false})).unwrap();
     assert!(e.answered() && e.chosen_sql == sql, "{:?}", e.status());
 }
 

@@ -231,7 +231,7 @@ pub fn future(question: &str, runs: bool, empty: bool) -> Option<(Kind, String)>
     if runs && !empty {
         return None;
     }
-    let found = if runs { "its query finds no row for it" } else { "no query over it runs" };
+    let found = if runs { "its query finds no row for it, or counts or sums none" } else { "no query over it runs" };
     Some((
         Kind::BeyondData,
         format!(
