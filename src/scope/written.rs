@@ -1015,6 +1015,39 @@ const PART_WORDS: &[&str] = &["year", "years", "yr", "yrs", "month", "months", "
 /// Words that name a year, or an age counted in years.
 const YEAR_WORDS: &[&str] = &["year", "years", "yr", "yrs", "age", "ages"];
 
+/// Words of a column's name that say it holds a day (or a time of one).
+const DAY_NAME_WORDS: &[&str] = &["date", "dates", "day", "days", "time", "dob", "birthday", "datetime"];
+
+/// One output of a SELECT block ([`block_outputs`]): its alias, if any, and the column it
+/// returns as it is (`None` for any other expression).
+struct Output<'s> {
+    alias: Option<&'s sqlparser::ast::Ident>,
+    column: Option<(crate::catalog::RelName, String)>,
+}
+
+/// The outputs of a block, each with the column it returns as it is, resolved through the
+/// block's aliases; and whether the block returns `*` or `t.*` (any column at all).
+fn block_outputs<'s>(s: &'s sqlparser::ast::Select, catalog: &Catalog) -> (Vec<Output<'s>>, bool) {
+    let aliases = crate::checks::aliases(s, catalog);
+    let mut wildcard = false;
+    let outputs = s
+        .projection
+        .iter()
+        .filter_map(|item| {
+            let (expr, alias) = match item {
+                SelectItem::UnnamedExpr(e) => (e, None),
+                SelectItem::ExprWithAlias { expr, alias } => (expr, Some(alias)),
+                _ => {
+                    wildcard = true;
+                    return None;
+                }
+            };
+            Some(Output { alias, column: crate::checks::column_of(expr, &aliases, catalog) })
+        })
+        .collect();
+    (outputs, wildcard)
+}
+
 /// The columns an answer returns for a date the question asks for that hold only a part of one:
 /// the question asks for a thing by a word of [`DAY_WORDS`] ("the exact birth date of each
 /// singer") and says no year, month or age anywhere, and the query returns, directly, a column
@@ -1031,11 +1064,11 @@ pub fn coarser_answers(query: &Query, catalog: &Catalog, question: &str) -> Vec<
     let items = crate::checks::columns::requested_items(question);
     let asks = |level: &[&str]| items.iter().find(|item| item.to_lowercase().split(|c: char| !c.is_alphanumeric()).any(|w| level.contains(&w))).cloned();
     // what is asked, the words that would say the coarser part is meant, the coarser parts, and
-    // the words of a column that holds what is asked
-    let (asked, said, coarser, fine): (String, &[&str], &[&str], &[&str]) = if let Some(a) = asks(DAY_WORDS) {
-        (a, PART_WORDS, PART_WORDS, &["date", "dates", "day", "days", "time", "dob", "birthday", "datetime"])
+    // the words besides a day's of a column that holds what is asked
+    let (asked, said, coarser, finer): (String, &[&str], &[&str], &[&str]) = if let Some(a) = asks(DAY_WORDS) {
+        (a, PART_WORDS, PART_WORDS, &[])
     } else if let Some(a) = asks(MONTH_WORDS) {
-        (a, YEAR_WORDS, YEAR_WORDS, &["date", "dates", "day", "days", "time", "dob", "birthday", "datetime", "month", "months"])
+        (a, YEAR_WORDS, YEAR_WORDS, MONTH_WORDS)
     } else {
         return Vec::new();
     };
@@ -1045,19 +1078,13 @@ pub fn coarser_answers(query: &Query, catalog: &Catalog, question: &str) -> Vec<
     let mut parts: Vec<String> = Vec::new();
     let mut holds = false;
     each_select(query, &mut |s| {
-        let aliases = crate::checks::aliases(s, catalog);
-        for item in &s.projection {
-            let expr = match item {
-                SelectItem::UnnamedExpr(e) | SelectItem::ExprWithAlias { expr: e, .. } => e,
-                _ => {
-                    holds = true;
-                    continue;
-                }
-            };
-            let Some((rel, column)) = crate::checks::column_of(expr, &aliases, catalog) else { continue };
+        let (outputs, wildcard) = block_outputs(s, catalog);
+        holds |= wildcard;
+        for (rel, column) in outputs.into_iter().filter_map(|o| o.column) {
             let type_name = catalog.table(&rel).and_then(|t| t.columns.iter().find(|c| c.name == column)).map(|c| c.type_name.to_lowercase()).unwrap_or_default();
             let name_tokens = tokens(&column);
-            if type_name.starts_with("date") || type_name.starts_with("timestamp") || name_tokens.iter().any(|t| fine.contains(&t.as_str())) {
+            let fine = |t: &String| DAY_NAME_WORDS.contains(&t.as_str()) || finer.contains(&t.as_str());
+            if type_name.starts_with("date") || type_name.starts_with("timestamp") || name_tokens.iter().any(fine) {
                 holds = true;
             } else if name_tokens.last().is_some_and(|t| coarser.contains(&t.as_str())) {
                 let shown = format!("{}.{column}", rel.name);
@@ -1085,10 +1112,8 @@ pub fn relabelled_columns(query: &Query, catalog: &Catalog, question: &str) -> V
     let words: Vec<&str> = text.split(|c: char| !c.is_alphanumeric()).filter(|w| w.chars().count() >= 3).collect();
     let mut out: Vec<(String, String)> = Vec::new();
     each_select(query, &mut |s| {
-        let aliases = crate::checks::aliases(s, catalog);
-        for item in &s.projection {
-            let SelectItem::ExprWithAlias { expr, alias } = item else { continue };
-            let Some((rel, column)) = crate::checks::column_of(expr, &aliases, catalog) else { continue };
+        for output in block_outputs(s, catalog).0 {
+            let (Some(alias), Some((rel, column))) = (output.alias, output.column) else { continue };
             let named: Vec<String> = tokens(&alias.value)
                 .into_iter()
                 .filter(|t| t.chars().count() >= 4 && !crate::lexicon::GENERIC_WORDS.contains(&t.as_str()))
@@ -1149,11 +1174,10 @@ pub fn many_per_each(query: &Query, catalog: &Catalog, question: &str) -> Vec<(S
             return;
         }
         let aliases = crate::checks::aliases(s, catalog);
+        let (outputs, _) = block_outputs(s, catalog);
         for thing in &each {
             let Some(parent) = aliases.values().find(|r| names_thing(r, thing)) else { continue };
-            for item in &s.projection {
-                let (SelectItem::UnnamedExpr(e) | SelectItem::ExprWithAlias { expr: e, .. }) = item else { continue };
-                let Some((rel, column)) = crate::checks::column_of(e, &aliases, catalog) else { continue };
+            for (rel, column) in outputs.iter().filter_map(|o| o.column.clone()) {
                 let child = rel != *parent && catalog.foreign_keys.iter().any(|fk| fk.from == rel && fk.to == *parent && !fk.from_columns.iter().any(|c| c.eq_ignore_ascii_case(&column)));
                 // the column named by a word of its own ("the delegate ... for each county"), not
                 // by a word any table's column could hold (a year, a date, a name)
