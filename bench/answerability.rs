@@ -21,7 +21,7 @@
 //!         stage runs before probing and verification, so the runs here switch those off: the
 //!         refusal is the default's, at the cost of one generation per answered question (whose
 //!         query is judged too, `scope::written`). `--half none`: the answerable questions alone.
-//!     cargo run --release --example answerability -- statuses [--half tune|measure|all|dev|dev2] [--ids 1,2]
+//!     cargo run --release --example answerability -- statuses [--half tune|measure|all|dev|dev2|dev3] [--ids 1,2]
 //!         the unanswerable questions under the full default (`nl2sql_run` with no options: probing,
 //!         verification, repair, the second reading), each run's final status; TrustSQL's
 //!         reliability score when every status but `error` and `unanswerable` hands SQL over (the
@@ -101,6 +101,13 @@ fn unanswerable_dev() -> Vec<Value> {
 /// session) before the rules of that session, once the first had been read. Split `dev2`.
 fn unanswerable_dev_2() -> Vec<Value> {
     load(&format!("{}/bench/data/unanswerable_spider_dev_2.json", env!("CARGO_MANIFEST_DIR")))
+}
+
+/// The third held-out set: 106 other questions over the same 13 databases, written (forty-third
+/// session) before any run of them and before that session's rules, once the second had been read.
+/// Split `dev3`.
+fn unanswerable_dev_3() -> Vec<Value> {
+    load(&format!("{}/bench/data/unanswerable_spider_dev_3.json", env!("CARGO_MANIFEST_DIR")))
 }
 
 /// Which half a database of the unanswerable set is in.
@@ -390,7 +397,7 @@ fn ask_mode(half: String, out: &mut std::fs::File) {
 /// The unanswerable questions of a half under the full default, and the reliability score of the
 /// two answering policies (every status that holds SQL, or only `ok`).
 fn statuses_mode(half: String, ids: Option<String>, out: &mut std::fs::File) {
-    assert!(["tune", "measure", "all", "dev", "dev2"].contains(&half.as_str()), "--half is tune, measure, all, dev or dev2, not {half}");
+    assert!(["tune", "measure", "all", "dev", "dev2", "dev3"].contains(&half.as_str()), "--half is tune, measure, all, dev, dev2 or dev3, not {half}");
     // `--ids 12,40`: only those questions of the half (the ones a change can reach, run again to
     // be spliced into a whole run; the summary below is then of these alone)
     let ids: Option<Vec<u64>> = ids.map(|l| l.split(',').map(|i| i.trim().parse().expect("--ids is a comma-separated list of question ids")).collect());
@@ -401,10 +408,12 @@ fn statuses_mode(half: String, ids: Option<String>, out: &mut std::fs::File) {
     let chosen = |q: &&Value| ids.as_ref().is_none_or(|l| q["id"].as_u64().is_some_and(|i| l.contains(&i)));
     // `--half dev`: the held-out set written over the 13 `spider` databases, which no rule of
     // refusal was read off (`bench/data/unanswerable_spider_dev.json`); `dev2`: the second such set,
-    // written once the first had been read (`unanswerable_spider_dev_2.json`)
+    // written once the first had been read (`unanswerable_spider_dev_2.json`); `dev3`: the third,
+    // written once the second had been read (`unanswerable_spider_dev_3.json`)
     let (set, prefix) = match half.as_str() {
         "dev" => (unanswerable_dev(), "spider_"),
         "dev2" => (unanswerable_dev_2(), "spider_"),
+        "dev3" => (unanswerable_dev_3(), "spider_"),
         _ => (unanswerable(), "train_"),
     };
     for q in set.iter().filter(|q| half == "all" || q["split"].as_str() == Some(half.as_str())).filter(chosen) {
