@@ -121,6 +121,26 @@ pub fn scope(schema: &str, question: &str, evidence: Option<&str>, unlinked: &[S
     ]
 }
 
+/// The model's vote on whether the database can answer the question, given the query written
+/// for it and what a check found it returns instead of what was asked (`answer_scope`).
+pub fn answer_scope(schema: &str, question: &str, evidence: Option<&str>, sql: &str, found: &[String]) -> Vec<Message> {
+    let evidence = evidence.filter(|e| !e.trim().is_empty()).map(|e| format!("\nEvidence: {e}")).unwrap_or_default();
+    let found = found.iter().map(|f| format!("- {f}")).collect::<Vec<_>>().join("\n");
+    vec![
+        system(schema),
+        Message::user(format!(
+            "Question: {question}{evidence}\n\nThe query written for it:\n{sql}\n\nA check of that query found that it returns another thing than \
+             what the question asks for:\n{found}\n\nCan one SQL query over this database answer the question from the data it stores? \
+             Answer false if no table or column of the schema above holds what the question asks for (a column with a similar name \
+             that means something else does not count). Answer true only if a table or a column of the schema holds exactly \
+             what is asked.\n\
+             Reply in JSON: {{\"answerable\": true or false, \"kind\": \"answerable\", \"missing_data\", \"outside_knowledge\", \
+             \"general_knowledge\" or \"beyond_sql\", \"missing\": \"{}\"}}",
+            crate::scope::MISSING_PROMPT
+        )),
+    ]
+}
+
 /// Keyword extraction for the value index: the values and key terms a question names, written as
 /// a database cell might hold them. No schema: the search, not the model, finds the columns.
 pub fn keywords(question: &str, evidence: Option<&str>) -> Vec<Message> {

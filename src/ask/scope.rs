@@ -240,6 +240,107 @@ impl<D: Database + ?Sized, M: Model + ?Sized> Ask<'_, '_, D, M> {
         ))
     }
 
+    /// The open problem of an answer that returns no time for a question that asks for one
+    /// ([`scope::written::untimed_answers`]: `stadium.highest` for "In which year was each stadium
+    /// built?"): it answers with another thing, so it is not verified (`unverified`, not `ok`),
+    /// whether or not refusal is on.
+    pub(super) fn untimed_answers(&self, query: &Query) -> Option<String> {
+        let (asked, returned) = scope::written::untimed_answers(query, &self.catalog, self.question.text)?;
+        Some(format!(
+            "the question asks \"{asked}\", and nothing it returns holds a time ({}): no column of a date or time type or named after one, no function of time",
+            returned.join(", ")
+        ))
+    }
+
+    /// The open problem of an answer that returns only quantities for a question that asks who
+    /// ([`scope::written::quantities_for_who`]: `buyer_offered_price` for "Who bought each
+    /// property?"): a price or a count is nobody, so it is not verified (`unverified`, not `ok`),
+    /// whether or not refusal is on.
+    pub(super) fn quantities_for_who(&self, query: &Query) -> Option<String> {
+        let quantities = scope::written::quantities_for_who(query, &self.catalog, self.question.text);
+        if quantities.is_empty() {
+            return None;
+        }
+        Some(format!(
+            "the question asks who, and what it returns for that is {}, a quantity, not a name or a key of anyone",
+            quantities.join(", ")
+        ))
+    }
+
+    /// The open problem of an answer that compares a column with a number the question does not
+    /// write ([`scope::written::assumed_thresholds`]: `grade = 100` for "Which teachers have a
+    /// doctorate?") and no curator taught: which rows it means rests on a threshold the model
+    /// chose, so it is not verified (`unverified`, not `ok`), whether or not refusal is on.
+    pub(super) fn assumed_thresholds(&self, query: &Query) -> Option<String> {
+        let assumed = scope::written::assumed_thresholds(query, self.question.text, &self.curated());
+        if assumed.is_empty() {
+            return None;
+        }
+        let shown: Vec<String> = assumed.iter().take(4).map(|(expr, number)| format!("{number} in `{expr}`")).collect();
+        let (what, it) = if assumed.len() == 1 { ("a number", "it") } else { ("numbers", "them") };
+        Some(format!(
+            "it compares with {}, {what} the question does not give: which rows it means rests on a threshold the model chose; give {it} in the question, or define the term (nl2sql_define)",
+            shown.join(", ")
+        ))
+    }
+
+    /// An answer that runs and passes every check but returns another thing than what was asked
+    /// (`found`: the open problems of a part of a date for a date, a column each thing has many
+    /// of, a column renamed as what was asked, no time for "when", only quantities for "who"):
+    /// the model is asked, shown the query and what the check found, whether the database holds
+    /// what was asked at all ([`prompts::answer_scope`]). When it says no, the check and the vote
+    /// together refuse: recorded as a second `scope` step with the query. When it says yes, or
+    /// cannot be asked, the open problems stand (the run ends `unverified`), and the step says
+    /// so. Nothing when refusal is off.
+    pub(super) fn answer_scope(&mut self, sql: &str, found: &[String]) -> Result<Option<(scope::Kind, String)>> {
+        if !self.opts.refuse || found.is_empty() {
+            return Ok(None);
+        }
+        let messages = prompts::answer_scope(&self.schema.text, self.question.text, self.question.evidence, sql, found);
+        let request = ChatRequest {
+            messages,
+            temperature: 0.0,
+            max_tokens: Some(120),
+            json_schema: Some(("answerable".into(), scope::vote_schema())),
+            seed: self.opts.seed,
+            ..Default::default()
+        };
+        let vote = match self.model.chat(request) {
+            Ok(reply) => {
+                self.trace.count(&reply);
+                scope::parse_vote(&reply.content)
+            }
+            Err(e) => Err(e.to_string()),
+        };
+        let vote = match vote {
+            Ok(v) if !v.answerable => v,
+            Ok(v) => {
+                let data = json!({"vote": v, "found": found, "by": "what the query written returns, and the model"});
+                self.trace.step(Stage::Scope, Status::Ok, "the query written returns another thing than what was asked, but the model reads the database as holding it: the open problems stand", Some(sql.to_string()), data)?;
+                return Ok(None);
+            }
+            Err(e) => {
+                let data = json!({"vote_error": e, "found": found, "by": "what the query written returns, and the model"});
+                self.trace.step(Stage::Scope, Status::Ok, "the query written returns another thing than what was asked, and the model could not be asked whether the database holds it: the open problems stand", Some(sql.to_string()), data)?;
+                return Ok(None);
+            }
+        };
+        let kind = match vote.kind {
+            Some(k @ (scope::Kind::OutsideKnowledge | scope::Kind::GeneralKnowledge)) => k,
+            _ => scope::Kind::MissingData,
+        };
+        let what = match kind {
+            scope::Kind::OutsideKnowledge => "the question needs knowledge the database does not store",
+            scope::Kind::GeneralKnowledge => "the question is about general knowledge, not this database",
+            _ => "the database has no place for what the question asks about",
+        };
+        let lacks = if vote.missing.is_empty() { String::new() } else { format!(" (the model: {})", vote.missing) };
+        let reason = format!("{what}: the query written for it returns another thing than was asked ({}), and the model, shown it, finds nothing in the schema that holds what was asked{lacks}", found.join("; "));
+        let data = json!({"kind": kind, "vote": vote, "found": found, "by": "what the query written returns, and the model"});
+        self.trace.step(Stage::Scope, Status::Unanswerable, reason.clone(), Some(sql.to_string()), data)?;
+        Ok(Some((kind, reason)))
+    }
+
     /// A question in the future tense whose query fails or finds no row ([`scope::future`]), or
     /// only aggregates over none: one row of an ungrouped aggregate whose every value is 0 or
     /// NULL ("how many people will attend the concerts in 2030" → `COUNT(...) ... WHERE year =

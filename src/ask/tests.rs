@@ -531,11 +531,98 @@ fn an_answer_that_renames_a_column_as_what_was_asked_is_not_ok() {
     let renamed = "SELECT title, price AS publisher FROM books";
     let e = answered_with(&mut ScriptedDb::bookshop(), renamed, "Who is the publisher of each book?");
     assert_eq!(e.status(), Status::Unverified, "{:?}", e.open_problems);
-    assert_eq!(e.open_problems.len(), 1, "{:?}", e.open_problems);
+    // (a price is nobody, too: asked who, it returns only a quantity)
+    assert_eq!(e.open_problems.len(), 2, "{:?}", e.open_problems);
     assert!(e.open_problems[0].starts_with("it presents books.price as \"publisher\": a column that holds none of what its new name says"), "{}", e.open_problems[0]);
+    assert!(e.open_problems[1].starts_with("the question asks who, and what it returns for that is books.price, a quantity"), "{}", e.open_problems[1]);
     // a name that a word of the column holds is the column's: verified
     let e = answered_with(&mut ScriptedDb::bookshop(), "SELECT title AS book_title, price AS book_price FROM books", "What is the price of each book?");
     assert_eq!(e.status(), Status::Ok, "{:?}", e.open_problems);
+}
+
+#[test]
+fn an_answer_that_returns_no_time_for_a_time_asked_is_not_ok() {
+    let untimed = "SELECT name, city FROM customers";
+    let e = answered_with(&mut ScriptedDb::bookshop(), untimed, "When did each customer order?");
+    assert_eq!(e.status(), Status::Unverified, "{:?}", e.open_problems);
+    assert_eq!(e.open_problems.len(), 1, "{:?}", e.open_problems);
+    assert!(e.open_problems[0].starts_with("the question asks \"when\", and nothing it returns holds a time (customers.name, customers.city)"), "{}", e.open_problems[0]);
+    // a date column returned: verified
+    let timed = "SELECT c.name, o.ordered_on FROM customers c JOIN orders o ON o.customer_id = c.customer_id";
+    let e = answered_with(&mut ScriptedDb::bookshop(), timed, "When did each customer order?");
+    assert_eq!(e.status(), Status::Ok, "{:?}", e.open_problems);
+}
+
+#[test]
+fn an_answer_that_returns_only_a_quantity_for_who_is_not_ok() {
+    let priced = "SELECT title, price FROM books";
+    let e = answered_with(&mut ScriptedDb::bookshop(), priced, "Who wrote each book?");
+    assert_eq!(e.status(), Status::Unverified, "{:?}", e.open_problems);
+    assert_eq!(e.open_problems, ["the question asks who, and what it returns for that is books.price, a quantity, not a name or a key of anyone"]);
+    // the author's name: verified
+    let named = "SELECT b.title, a.name FROM books b JOIN authors a ON a.author_id = b.author_id";
+    let e = answered_with(&mut ScriptedDb::bookshop(), named, "Who wrote each book?");
+    assert_eq!(e.status(), Status::Ok, "{:?}", e.open_problems);
+}
+
+#[test]
+fn an_answer_that_compares_with_a_number_the_question_does_not_give_is_not_ok() {
+    let threshold = "SELECT title FROM books WHERE price > 30";
+    let e = answered_with(&mut ScriptedDb::bookshop(), threshold, "Which books are expensive?");
+    assert_eq!(e.status(), Status::Unverified, "{:?}", e.open_problems);
+    assert_eq!(e.open_problems.len(), 1, "{:?}", e.open_problems);
+    assert!(e.open_problems[0].starts_with("it compares with 30 in `price > 30`, a number the question does not give: which rows it means rests on a threshold the model chose"), "{}", e.open_problems[0]);
+    // the question gives it, in digits or in words: verified
+    for q in ["Which books cost more than 30?", "Which books cost more than thirty?"] {
+        let e = answered_with(&mut ScriptedDb::bookshop(), threshold, q);
+        assert_eq!(e.status(), Status::Ok, "{q}: {:?}", e.open_problems);
+    }
+    // and so does a curator's term
+    let mut db = ScriptedDb::bookshop();
+    db.glossary = vec![Term { term: "expensive".into(), meaning: "a book that costs more than 30".into(), sql: Some("price > 30".into()) }];
+    let e = answered_with(&mut db, threshold, "Which books are expensive?");
+    assert_eq!(e.status(), Status::Ok, "{:?}", e.open_problems);
+}
+
+#[test]
+fn another_thing_returned_than_was_asked_is_refused_when_the_model_finds_nothing_that_holds_it() {
+    let priced = "SELECT title, price FROM books";
+    let question = "Who wrote each book?";
+    // the model, shown the query and the check, finds nothing that holds it: refused
+    let mut model = ScriptedModel::new(vec![sql_reply(priced), text_reply(r#"{"answerable": false, "kind": "missing_data", "missing": "the writers"}"#)]);
+    let e = run(&mut ScriptedDb::bookshop(), &mut model, question, json!({"probe": false, "repair": false, "confirm": false})).unwrap();
+    assert_eq!((e.status(), e.answered(), e.chosen_sql.as_str()), (Status::Unanswerable, false, ""));
+    assert!(
+        e.reason().starts_with("the database cannot answer this question (missing data): the database has no place for what the question asks about: the query written for it returns another thing than was asked (the question asks who, and what it returns for that is books.price"),
+        "{}",
+        e.reason()
+    );
+    assert!(e.reason().ends_with("finds nothing in the schema that holds what was asked (the model: the writers)"), "{}", e.reason());
+    let vote = model.requests.last().unwrap();
+    assert_eq!(vote.json_schema.as_ref().map(|(n, _)| n.as_str()), Some("answerable"));
+    assert!(vote.messages[1].content.contains(priced) && vote.messages[1].content.contains("a quantity, not a name"), "{}", vote.messages[1].content);
+    let scope = e.steps.iter().filter(|s| s.stage == Stage::Scope).last().unwrap();
+    assert_eq!((scope.status, scope.sql.as_deref(), scope.data["kind"].clone()), (Status::Unanswerable, Some(priced), json!("missing_data")));
+    // the model reads the database as holding it: the open problem stands, and the step says so
+    let mut model = ScriptedModel::new(vec![sql_reply(priced), text_reply(ANSWERABLE)]);
+    let e = run(&mut ScriptedDb::bookshop(), &mut model, question, json!({"probe": false, "repair": false, "confirm": false})).unwrap();
+    assert_eq!((e.status(), e.chosen_sql.as_str()), (Status::Unverified, priced));
+    assert_eq!(steps_of(&e, Stage::Scope), ["ok", "ok"]);
+    assert!(e.steps.iter().filter(|s| s.stage == Stage::Scope).last().unwrap().detail.ends_with("the open problems stand"));
+    // the model cannot be asked: no refusal on the check alone
+    let mut model = ScriptedModel::new(vec![sql_reply(priced), unreachable()]);
+    let e = run(&mut ScriptedDb::bookshop(), &mut model, question, json!({"probe": false, "repair": false, "confirm": false})).unwrap();
+    assert_eq!(e.status(), Status::Unverified);
+    assert!(e.steps.iter().filter(|s| s.stage == Stage::Scope).last().unwrap().data["vote_error"].is_string());
+    // refusal off: never asked
+    let mut model = ScriptedModel::new(vec![sql_reply(priced)]);
+    let e = run(&mut ScriptedDb::bookshop(), &mut model, question, json!({"probe": false, "repair": false, "confirm": false, "refuse": false})).unwrap();
+    assert_eq!((e.status(), model.requests.len()), (Status::Unverified, 1));
+    // a verified answer asks nothing more
+    let named = "SELECT b.title, a.name FROM books b JOIN authors a ON a.author_id = b.author_id";
+    let mut model = ScriptedModel::new(vec![sql_reply(named)]);
+    let e = run(&mut ScriptedDb::bookshop(), &mut model, question, json!({"probe": false, "repair": false, "confirm": false})).unwrap();
+    assert_eq!((e.status(), model.requests.len()), (Status::Ok, 1));
 }
 
 #[test]

@@ -272,6 +272,14 @@ fn collect_selects<'q>(body: &'q SetExpr, out: &mut Vec<&'q Select>) {
     }
 }
 
+/// The SELECT blocks whose rows are the query's answer: its body's, through set operations, not
+/// those of subqueries.
+pub(crate) fn answer_selects(query: &Query) -> Vec<&Select> {
+    let mut out = Vec::new();
+    collect_selects(&query.body, &mut out);
+    out
+}
+
 /// Calls `f` with every SELECT block of the query: the arms of set operations and the blocks of
 /// subqueries, each with its own FROM.
 pub(crate) fn each_select(query: &Query, f: &mut dyn FnMut(&Select)) {

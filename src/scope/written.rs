@@ -1203,6 +1203,275 @@ pub fn many_per_each(query: &Query, catalog: &Catalog, question: &str) -> Vec<(S
     out
 }
 
+/// Words of a column's name that say it holds a time: a date, a day, a year, a month, a moment
+/// (`created`, `start_from`, `year_of_founded`, `date_effective_to`).
+const TIME_NAME_WORDS: &[&str] = &[
+    "date", "dates", "day", "days", "time", "times", "datetime", "timestamp", "dob", "birthday", "birthdate", "year", "years", "yr",
+    "month", "months", "week", "weeks", "hour", "hours", "minute", "season", "seasons", "period", "decade", "century", "era", "since",
+    "start", "started", "starting", "staring", "end", "ended", "ending", "from", "until", "till", "when", "created", "updated",
+    "modified", "opened", "closed", "founded", "established", "built", "joined", "born", "birth", "release", "released", "launch",
+    "launched", "effective", "expiry", "expires", "expired", "deadline", "due", "schedule", "scheduled", "arrival", "departure",
+    "creation", "establishment", "foundation", "founding", "opening", "closing", "inception", "beginning", "finish", "finished",
+];
+
+/// The phrase of a question that asks for a time: "when", "since when", "in which year", "what
+/// date", "at what time", at the start of the question.
+fn asks_for_a_time(question: &str) -> Option<String> {
+    static ASKS: once_cell::sync::Lazy<regex::Regex> = once_cell::sync::Lazy::new(|| {
+        regex::Regex::new(
+            r"(?i)^\s*(since when|when|(?:(?:in|during|from|since|on|at|by|until) )?(?:what|which) (?:year|years|month|date|dates|day|time|decade|century))\b",
+        )
+        .expect("compiles")
+    });
+    ASKS.captures(question).map(|c| c[1].to_lowercase())
+}
+
+/// The column references of an expression, each resolved through the block's aliases (`None` for
+/// one that does not resolve: a column of a subquery's, a CTE's, an output's alias).
+fn columns_in(e: &Expr, aliases: &std::collections::BTreeMap<String, crate::catalog::RelName>, catalog: &Catalog) -> Vec<Option<(crate::catalog::RelName, String)>> {
+    let mut out = Vec::new();
+    let _ = sqlparser::ast::visit_expressions(e, |x| {
+        if matches!(x, Expr::Identifier(_) | Expr::CompoundIdentifier(_)) {
+            out.push(crate::checks::column_of(x, aliases, catalog));
+        }
+        ControlFlow::<()>::Continue(())
+    });
+    out
+}
+
+/// The type of a column, lower-cased ("" when the catalog does not have it).
+fn type_of(catalog: &Catalog, rel: &crate::catalog::RelName, column: &str) -> String {
+    catalog.table(rel).and_then(|t| t.columns.iter().find(|c| c.name == column)).map(|c| c.type_name.to_lowercase()).unwrap_or_default()
+}
+
+/// What an answer returns for a question that asks for a time ("When ...", "Since when ...", "In
+/// which year ...", "What date ...") when nothing it returns holds one: no output reads a column
+/// of a date, time or interval type or named after a time ([`TIME_NAME_WORDS`]: a year, a date,
+/// `created`, `start_from`), and none calls a function of time (`extract`, `date_part`,
+/// `to_char`, `now`). "In which year was each stadium built?" answered with `stadium.highest` (an
+/// attendance), "Since when have each pair of friends known each other?" with the friends' ids:
+/// the answer is another thing than a time. An output that reads a column the catalog does not
+/// resolve, or `*`, may hold one, and then nothing is said. `Some((the phrase that asks, what is
+/// returned))`.
+pub fn untimed_answers(query: &Query, catalog: &Catalog, question: &str) -> Option<(String, Vec<String>)> {
+    let asked = asks_for_a_time(question)?;
+    const TIME_FUNCTIONS: &[&str] = &["extract", "date_part", "date_trunc", "to_char", "to_date", "to_timestamp", "now", "age", "make_date", "strftime", "year", "month", "day"];
+    let mut returned: Vec<String> = Vec::new();
+    for s in crate::checks::answer_selects(query) {
+        let aliases = crate::checks::aliases(s, catalog);
+        for item in &s.projection {
+            let expr = match item {
+                SelectItem::UnnamedExpr(e) | SelectItem::ExprWithAlias { expr: e, .. } => e,
+                _ => return None,
+            };
+            let mut timely = matches!(expr, Expr::Extract { .. });
+            let _ = sqlparser::ast::visit_expressions(expr, |x| {
+                if let Expr::Function(f) = x {
+                    timely |= TIME_FUNCTIONS.contains(&f.name.to_string().to_lowercase().as_str());
+                }
+                if matches!(x, Expr::Extract { .. } | Expr::Interval(_) | Expr::TypedString { .. }) {
+                    timely = true;
+                }
+                ControlFlow::<()>::Continue(())
+            });
+            if timely {
+                return None;
+            }
+            let columns = columns_in(expr, &aliases, catalog);
+            if columns.is_empty() {
+                returned.push(expr.to_string());
+            }
+            for column in columns {
+                let Some((rel, column)) = column else { return None };
+                let type_name = type_of(catalog, &rel, &column);
+                let holds = ["date", "time", "interval"].iter().any(|t| type_name.starts_with(t)) || tokens(&column).iter().any(|t| TIME_NAME_WORDS.contains(&t.as_str()));
+                if holds {
+                    return None;
+                }
+                let shown = format!("{}.{column}", rel.name);
+                if !returned.contains(&shown) {
+                    returned.push(shown);
+                }
+            }
+        }
+    }
+    (!returned.is_empty()).then_some((asked, returned))
+}
+
+/// Words of a column's name that say it identifies a thing (a person among them): a key, a code,
+/// a number that is no quantity.
+const KEY_NAME_WORDS: &[&str] = &["id", "ids", "code", "codes", "number", "no", "num", "key", "ssn", "uid"];
+
+/// What an answer returns for a question that asks who ("Who bought each property?") when all it
+/// returns, besides what names the thing asked about "each" of, is quantities: columns of a
+/// numeric type that are no key of their table, take part in no foreign key, are named after no
+/// key or code ([`KEY_NAME_WORDS`]) and by no word of the question, or aggregates.
+/// `buyer_offered_price` for the buyer: a price is nobody. A column of another type, a key, a
+/// column the question names ("Who is the advisor of student 1004?" → `advisor`, a number that
+/// is someone's id), an expression of another kind, or an output the catalog does not resolve may
+/// name a person, and then nothing is said; so may a column of the table the word after "each",
+/// "every" or "per" names, unless it is a quantity (then it is counted). The quantities returned
+/// as `table.column` (an aggregate as written).
+pub fn quantities_for_who(query: &Query, catalog: &Catalog, question: &str) -> Vec<String> {
+    let text = question.to_lowercase();
+    let words: Vec<&str> = text.split(|c: char| !c.is_alphanumeric()).filter(|w| !w.is_empty()).collect();
+    if !matches!(words.first(), Some(&"who" | &"whom")) {
+        return Vec::new();
+    }
+    let each: Vec<&str> = words
+        .iter()
+        .enumerate()
+        .filter(|(_, w)| matches!(**w, "each" | "every" | "per"))
+        .filter_map(|(i, _)| words[i + 1..].iter().copied().find(|w| !matches!(*w, "of" | "the" | "these" | "those" | "one" | "single")))
+        .collect();
+    let of_each = |rel: &crate::catalog::RelName| tokens(&rel.name).last().is_some_and(|tok| each.iter().any(|thing| matches(thing, tok) || same_stem(thing, tok)));
+    let named = |column: &str| {
+        tokens(column).iter().any(|tok| tok.chars().count() >= 3 && !crate::lexicon::GENERIC_WORDS.contains(&tok.as_str()) && words.iter().any(|w| w.chars().count() >= 3 && (matches(w, tok) || same_stem(w, tok))))
+    };
+    const NUMERIC: &[&str] = &["integer", "bigint", "smallint", "numeric", "real", "double", "decimal", "money", "float", "int"];
+    let mut quantities: Vec<String> = Vec::new();
+    for s in crate::checks::answer_selects(query) {
+        let aliases = crate::checks::aliases(s, catalog);
+        for item in &s.projection {
+            let expr = match item {
+                SelectItem::UnnamedExpr(e) | SelectItem::ExprWithAlias { expr: e, .. } => e,
+                _ => return Vec::new(),
+            };
+            if let Some((rel, column)) = crate::checks::column_of(expr, &aliases, catalog) {
+                let type_name = type_of(catalog, &rel, &column);
+                let key = catalog.table(&rel).is_some_and(|t| t.primary_key.iter().any(|k| k.eq_ignore_ascii_case(&column)))
+                    || catalog.foreign_keys.iter().any(|fk| {
+                        (fk.from == rel && fk.from_columns.iter().any(|c| c.eq_ignore_ascii_case(&column))) || (fk.to == rel && fk.to_columns.iter().any(|c| c.eq_ignore_ascii_case(&column)))
+                    })
+                    || tokens(&column).iter().any(|t| KEY_NAME_WORDS.contains(&t.as_str()));
+                let quantity = !key && !named(&column) && NUMERIC.iter().any(|n| type_name.starts_with(n));
+                if quantity {
+                    quantities.push(format!("{}.{column}", rel.name));
+                } else if !of_each(&rel) {
+                    return Vec::new();
+                }
+            } else if crate::checks::calls_aggregate(expr) && !matches!(expr, Expr::Function(f) if matches!(f.name.to_string().to_lowercase().as_str(), "min" | "max")) {
+                quantities.push(expr.to_string());
+            } else {
+                return Vec::new();
+            }
+        }
+    }
+    quantities
+}
+
+/// Words that write a number: ordinals and multiples besides [`crate::lexicon::NUMBER_WORDS`].
+const MORE_NUMBER_WORDS: &[(&str, f64)] = &[
+    ("zero", 0.0), ("once", 1.0), ("twice", 2.0), ("thrice", 3.0), ("first", 1.0), ("second", 2.0), ("third", 3.0), ("fourth", 4.0),
+    ("fifth", 5.0), ("sixth", 6.0), ("seventh", 7.0), ("eighth", 8.0), ("ninth", 9.0), ("tenth", 10.0), ("thirteen", 13.0),
+    ("fourteen", 14.0), ("sixteen", 16.0), ("seventeen", 17.0), ("eighteen", 18.0), ("nineteen", 19.0), ("thirty", 30.0), ("forty", 40.0),
+    ("sixty", 60.0), ("seventy", 70.0), ("eighty", 80.0), ("ninety", 90.0), ("dozen", 12.0), ("thousand", 1000.0), ("million", 1e6),
+    ("billion", 1e9), ("half", 0.5), ("quarter", 0.25), ("single", 1.0), ("double", 2.0), ("triple", 3.0), ("pair", 2.0), ("couple", 2.0), ("both", 2.0),
+];
+
+/// The numbers a question writes, as the comparisons of a query may state them: in digits (with
+/// separators, a decade "1990s" as each of its years), as a number word or an ordinal; each also
+/// one more and one less ("at least 3" is `> 2`), scaled by a word of scale that follows or a
+/// percent (`3 million`, `5%` as 0.05), and the numbers `curated` text writes.
+fn numbers_written(question: &str, curated: &[String]) -> Vec<f64> {
+    let text = question.to_lowercase();
+    let words: Vec<&str> = text.split(|c: char| !c.is_alphanumeric() && c != '.' && c != ',' && c != '%').map(|w| w.trim_matches(|c| c == '.' || c == ',')).filter(|w| !w.is_empty()).collect();
+    let mut out: Vec<f64> = Vec::new();
+    for (i, w) in words.iter().enumerate() {
+        let bare = w.replace(',', "");
+        let (bare, percent) = match bare.strip_suffix('%') {
+            Some(b) => (b.to_string(), true),
+            None => (bare, false),
+        };
+        if let Some(decade) = bare.strip_suffix('s').and_then(|d| d.parse::<u32>().ok()).filter(|d| d % 10 == 0) {
+            out.extend((decade..decade + 10).map(f64::from));
+            continue;
+        }
+        let Some(n) = bare.parse::<f64>().ok().or_else(|| crate::lexicon::number(&bare).map(|n| n as f64)).or_else(|| MORE_NUMBER_WORDS.iter().find(|(m, _)| *m == bare).map(|(_, n)| *n)) else {
+            continue;
+        };
+        let scale = match words.get(i + 1).copied() {
+            Some("thousand" | "thousands" | "k") => 1000.0,
+            Some("million" | "millions") => 1e6,
+            Some("billion" | "billions") => 1e9,
+            Some("hundred") => 100.0,
+            Some("percent") => 0.01,
+            _ => 1.0,
+        };
+        for v in [n, n * scale, if percent { n / 100.0 } else { n }] {
+            out.extend([v, v - 1.0, v + 1.0]);
+        }
+    }
+    out.extend(curated.iter().flat_map(|t| t.split(|c: char| !c.is_ascii_digit() && c != '.').filter_map(|w| w.parse::<f64>().ok()).collect::<Vec<_>>()));
+    out
+}
+
+/// The numbers an answer compares a column with (`=`, `<>`, `<`, `>`, `<=`, `>=`, `BETWEEN`,
+/// `IN`) that the question does not write ([`numbers_written`]) and no curator taught: "Which
+/// teachers have a doctorate?" answered with `grade = 100`. 0 and 1 are ordinary (a flag, "any").
+/// Which rows are meant then rests on a threshold the model chose. Each as the comparison and
+/// the number as written.
+pub fn assumed_thresholds(query: &Query, question: &str, curated: &[String]) -> Vec<(String, String)> {
+    use sqlparser::ast::{BinaryOperator, UnaryOperator, Value};
+    fn number(e: &Expr) -> Option<String> {
+        match e {
+            Expr::Nested(inner) => number(inner),
+            Expr::UnaryOp { op: UnaryOperator::Minus, expr } => number(expr).map(|n| format!("-{n}")),
+            Expr::UnaryOp { op: UnaryOperator::Plus, expr } => number(expr),
+            Expr::Value(v) => match &v.value {
+                Value::Number(n, _) => Some(n.clone()),
+                _ => None,
+            },
+            _ => None,
+        }
+    }
+    fn reads_column(e: &Expr) -> bool {
+        let mut found = false;
+        let _ = sqlparser::ast::visit_expressions(e, |x| {
+            found |= matches!(x, Expr::Identifier(_) | Expr::CompoundIdentifier(_));
+            ControlFlow::<()>::Continue(())
+        });
+        found
+    }
+    let written = numbers_written(question, curated);
+    let mut out: Vec<(String, String)> = Vec::new();
+    let mut note = |e: &Expr, n: String| {
+        let Ok(value) = n.parse::<f64>() else { return };
+        if value == 0.0 || value == 1.0 || written.iter().any(|w| (w - value).abs() < 1e-9) || out.iter().any(|(_, m)| m.parse::<f64>().ok() == Some(value)) {
+            return;
+        }
+        out.push((e.to_string(), n));
+    };
+    let _ = sqlparser::ast::visit_expressions(query, |e| {
+        match e {
+            Expr::BinaryOp { left, op, right }
+                if matches!(op, BinaryOperator::Eq | BinaryOperator::NotEq | BinaryOperator::Lt | BinaryOperator::LtEq | BinaryOperator::Gt | BinaryOperator::GtEq) =>
+            {
+                for (side, other) in [(left, right), (right, left)] {
+                    if let Some(n) = number(side) {
+                        if reads_column(other) {
+                            note(e, n);
+                        }
+                    }
+                }
+            }
+            Expr::Between { expr, low, high, .. } if reads_column(expr) => {
+                for n in [low, high].into_iter().filter_map(|b| number(b)) {
+                    note(e, n);
+                }
+            }
+            Expr::InList { expr, list, .. } if reads_column(expr) => {
+                for n in list.iter().filter_map(number) {
+                    note(e, n);
+                }
+            }
+            _ => {}
+        }
+        ControlFlow::<()>::Continue(())
+    });
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -1870,5 +2139,94 @@ mod tests {
         let q = query(&sql);
         assert_eq!(invented_values(&q, &catalog, "Which of them are in the S&P 500 index?", &[]).len(), 3);
         assert!(invented_values(&q, &catalog, "Which of them are Alpha Corp, Beta Holdings or Gamma Group?", &[]).is_empty());
+    }
+
+
+    #[test]
+    fn an_answer_with_no_time_for_a_time_asked_is_read() {
+        let shop = bookshop();
+        let names = "SELECT name, city FROM customers";
+        for q in ["When did each customer order?", "Since when has each customer ordered?", "In which year did each customer join?", "What date did each customer join?", "On what day was each customer seen?"] {
+            let (asked, returned) = untimed_answers(&query(names), &shop, q).unwrap_or_else(|| panic!("{q}"));
+            assert!(q.to_lowercase().starts_with(&asked), "{q}: {asked}");
+            assert_eq!(returned, ["customers.name", "customers.city"], "{q}");
+        }
+        // a count returned for "when" holds no time either
+        assert_eq!(untimed_answers(&query("SELECT count(*) FROM orders"), &shop, "When were orders placed?").map(|a| a.1), Some(vec!["count(*)".to_string()]));
+        // a column of a date type, a name of a time, a function of time: a time
+        for sql in [
+            "SELECT c.name, o.ordered_on FROM customers c JOIN orders o ON o.customer_id = c.customer_id",
+            "SELECT EXTRACT(YEAR FROM o.ordered_on) FROM orders o",
+            "SELECT date_part('year', ordered_on) FROM orders",
+            "SELECT now()",
+        ] {
+            assert_eq!(untimed_answers(&query(sql), &shop, "When did each customer order?"), None, "{sql}");
+        }
+        let mut catalog = bookshop();
+        catalog.tables[0].columns.push(crate::catalog::Column { name: "creation".into(), type_name: "text".into(), nullable: true, comment: None });
+        catalog.tables[0].columns.push(crate::catalog::Column { name: "year_of_founded".into(), type_name: "integer".into(), nullable: true, comment: None });
+        for sql in ["SELECT creation FROM authors GROUP BY creation ORDER BY count(*) DESC LIMIT 1", "SELECT name, year_of_founded FROM authors"] {
+            assert_eq!(untimed_answers(&query(sql), &catalog, "In which year were most authors established?"), None, "{sql}");
+        }
+        // what the catalog does not resolve, or `*`, may hold one
+        assert_eq!(untimed_answers(&query("SELECT t.x FROM (SELECT 1 AS x) t"), &shop, "When was it?"), None);
+        assert_eq!(untimed_answers(&query("SELECT * FROM customers"), &shop, "When did each customer join?"), None);
+        // no time asked
+        for q in ["Which customers ordered when it rained?", "What is the name of each customer?", "Which customers ordered this year?"] {
+            assert_eq!(untimed_answers(&query(names), &shop, q), None, "{q}");
+        }
+    }
+
+    #[test]
+    fn an_answer_with_only_quantities_for_who_is_read() {
+        let shop = bookshop();
+        assert_eq!(quantities_for_who(&query("SELECT title, price FROM books"), &shop, "Who wrote each book?"), ["books.price"]);
+        assert_eq!(quantities_for_who(&query("SELECT count(*) FROM books"), &shop, "Who wrote the books?"), ["count(*)"]);
+        for (sql, q) in [
+            // a name, a key, an expression of another kind: someone
+            ("SELECT b.title, a.name FROM books b JOIN authors a ON a.author_id = b.author_id", "Who wrote each book?"),
+            ("SELECT author_id FROM books", "Who wrote the most books?"),
+            ("SELECT name || ' ' || country FROM authors", "Who are the authors?"),
+            // the highest price is asked, whoever
+            ("SELECT max(price) FROM books", "Who sells the most expensive book?"),
+            // no "who"
+            ("SELECT title, price FROM books", "What is the price of each book?"),
+        ] {
+            assert!(quantities_for_who(&query(sql), &shop, q).is_empty(), "{sql}");
+        }
+        // a number the question names is someone's id ("Who is the advisor of student 1004?")
+        let mut catalog = bookshop();
+        catalog.tables[1].columns.push(crate::catalog::Column { name: "editor".into(), type_name: "integer".into(), nullable: true, comment: None });
+        assert!(quantities_for_who(&query("SELECT editor FROM books WHERE book_id = 4"), &catalog, "Who is the editor of book 4?").is_empty());
+        assert_eq!(quantities_for_who(&query("SELECT editor FROM books WHERE book_id = 4"), &catalog, "Who bought book 4?"), ["books.editor"]);
+    }
+
+    #[test]
+    fn a_threshold_the_question_does_not_give_is_read() {
+        let assumed = |sql: &str, q: &str| assumed_thresholds(&query(sql), q, &[]).into_iter().map(|(_, n)| n).collect::<Vec<_>>();
+        assert_eq!(assumed("SELECT title FROM books WHERE price > 30", "Which books are expensive?"), ["30"]);
+        assert_eq!(assumed("SELECT name FROM authors a JOIN books b ON b.author_id = a.author_id WHERE b.price BETWEEN 10 AND 20", "Which authors write cheap books?"), ["10", "20"]);
+        assert_eq!(assumed("SELECT title FROM books WHERE author_id IN (3, 7)", "Which books are by famous authors?"), ["3", "7"]);
+        assert_eq!(assumed("SELECT title FROM books WHERE price > -5", "Which books have a price?"), ["-5"]);
+        for (sql, q) in [
+            ("SELECT title FROM books WHERE price > 30", "Which books cost more than 30?"),
+            ("SELECT title FROM books WHERE price > 2", "Which books cost at least three dollars?"),
+            ("SELECT title FROM books WHERE price >= 3000000", "Which books made 3 million?"),
+            ("SELECT title FROM books WHERE price > 1200", "Which books cost over 1,200?"),
+            ("SELECT title FROM books WHERE price < 0.05", "Which books have a discount below 5%?"),
+            ("SELECT name FROM authors WHERE author_id BETWEEN 1990 AND 1999", "Which authors were born in the 1990s?"),
+            ("SELECT name FROM authors a JOIN books b ON b.author_id = a.author_id GROUP BY a.name HAVING count(*) = 2", "Which authors wrote books in both 2014 and 2015?"),
+            ("SELECT name FROM authors a JOIN books b ON b.author_id = a.author_id GROUP BY a.name HAVING count(*) >= 2", "Which authors wrote a book twice?"),
+            ("SELECT title FROM books ORDER BY price DESC LIMIT 3", "What are the three dearest books?"),
+            // 0 and 1: a flag, "any"
+            ("SELECT title FROM books WHERE price > 0", "Which books are for sale?"),
+            ("SELECT name FROM authors a JOIN books b ON b.author_id = a.author_id GROUP BY a.name HAVING count(*) > 1", "Which authors wrote several books?"),
+            // a number compared with a number is no threshold of a column
+            ("SELECT title FROM books WHERE 2 > 3", "Which books?"),
+        ] {
+            assert!(assumed(sql, q).is_empty(), "{q}: {sql}");
+        }
+        // a curator's text gives it
+        assert!(assumed_thresholds(&query("SELECT title FROM books WHERE price > 30"), "Which books are expensive?", &["price > 30".to_string()]).is_empty());
     }
 }
