@@ -725,7 +725,7 @@ fn invented_mode(files: Vec<String>, out: &mut std::fs::File) {
     println!("Benchmark 10 (invented): command: cargo run --release --example answerability -- invented {}", files.join(" "));
     let mut cache = BTreeMap::new();
     // (source, set, status, right) -> (read, a value not named, a number not given, a part of a date for a date, a child's column for each)
-    let mut tally: BTreeMap<(String, String, String, String), (usize, usize, usize, usize, usize, usize, usize, usize, usize)> = BTreeMap::new();
+    let mut tally: BTreeMap<(String, String, String, String), (usize, usize, usize, usize, usize, usize, usize, usize, usize, usize)> = BTreeMap::new();
     let mut read_one = |source: &str, set: &str, db: &str, question: &str, sql: &str, status: &str, right: &str, out: &mut std::fs::File| {
         let Ok(checked) = nl2sql_core::sql::check_query(sql) else { return };
         let invented = nl2sql_core::scope::written::invented_values(&checked.query, catalog(db, &mut cache), question, &[]);
@@ -736,9 +736,10 @@ fn invented_mode(files: Vec<String>, out: &mut std::fs::File) {
         let untimed = nl2sql_core::scope::written::untimed_answers(&checked.query, catalog(db, &mut cache), question);
         let who = nl2sql_core::scope::written::quantities_for_who(&checked.query, catalog(db, &mut cache), question);
         let thresholds = nl2sql_core::scope::written::assumed_thresholds(&checked.query, question, &[]);
+        let sort_keys = nl2sql_core::scope::written::unheld_sort_keys(&checked.query, catalog(db, &mut cache), question);
         let e = tally.entry((source.to_string(), set.to_string(), status.to_string(), right.to_string())).or_default();
         e.0 += 1;
-        if invented.is_empty() && numbers.is_empty() && coarser.is_empty() && many.is_empty() && relabelled.is_empty() && untimed.is_none() && who.is_empty() && thresholds.is_empty() {
+        if invented.is_empty() && numbers.is_empty() && coarser.is_empty() && many.is_empty() && relabelled.is_empty() && untimed.is_none() && who.is_empty() && thresholds.is_empty() && sort_keys.is_none() {
             return;
         }
         e.1 += usize::from(!invented.is_empty());
@@ -749,8 +750,9 @@ fn invented_mode(files: Vec<String>, out: &mut std::fs::File) {
         e.6 += usize::from(untimed.is_some());
         e.7 += usize::from(!who.is_empty());
         e.8 += usize::from(!thresholds.is_empty());
-        println!("  [{source} {set} {status} {right}] {question}  {:?} {:?} {:?} {:?} {:?} {:?} {:?} {:?}  ({sql})", invented, numbers, coarser, many, relabelled, untimed, who, thresholds);
-        writeln!(out, "{}", json!({"source": source, "set": set, "db": db, "question": question, "sql": sql, "status": status, "right": right, "invented": invented, "numbers": numbers, "coarser": coarser, "many": many, "relabelled": relabelled, "untimed": untimed, "who": who, "thresholds": thresholds})).unwrap();
+        e.9 += usize::from(sort_keys.is_some());
+        println!("  [{source} {set} {status} {right}] {question}  {:?} {:?} {:?} {:?} {:?} {:?} {:?} {:?} {:?}  ({sql})", invented, numbers, coarser, many, relabelled, untimed, who, thresholds, sort_keys);
+        writeln!(out, "{}", json!({"source": source, "set": set, "db": db, "question": question, "sql": sql, "status": status, "right": right, "invented": invented, "numbers": numbers, "coarser": coarser, "many": many, "relabelled": relabelled, "untimed": untimed, "who": who, "thresholds": thresholds, "sort_keys": sort_keys})).unwrap();
     };
     for file in &files {
         let name = file.rsplit('/').next().unwrap_or(file).to_string();
@@ -780,11 +782,11 @@ fn invented_mode(files: Vec<String>, out: &mut std::fs::File) {
             read_one("gold", set_name, &db, q["question"].as_str().unwrap(), q["gold_pg"].as_str().unwrap_or_default(), "gold", "right", out);
         }
     }
-    let head = "| answers | set | status | right | read | a value the question does not name | a number it does not give | a part of a date for a date | a column each has many of | a column relabelled | no time for a time asked | quantities for who | a threshold not given |\n|---|---|---|---|---|---|---|---|---|---|---|---|---|";
+    let head = "| answers | set | status | right | read | a value the question does not name | a number it does not give | a part of a date for a date | a column each has many of | a column relabelled | no time for a time asked | quantities for who | a threshold not given | sort keys holding nothing of what to sort by |\n|---|---|---|---|---|---|---|---|---|---|---|---|---|---|";
     println!("\n{head}");
-    let mut all: BTreeMap<(String, String, String, String), (usize, usize, usize, usize, usize, usize, usize, usize, usize)> = BTreeMap::new();
-    for ((source, set, status, right), (n, flagged, numbers, coarser, many, relabelled, untimed, who, thresholds)) in &tally {
-        println!("| {source} | {set} | {status} | {right} | {n} | {flagged} | {numbers} | {coarser} | {many} | {relabelled} | {untimed} | {who} | {thresholds} |");
+    let mut all: BTreeMap<(String, String, String, String), (usize, usize, usize, usize, usize, usize, usize, usize, usize, usize)> = BTreeMap::new();
+    for ((source, set, status, right), (n, flagged, numbers, coarser, many, relabelled, untimed, who, thresholds, sort_keys)) in &tally {
+        println!("| {source} | {set} | {status} | {right} | {n} | {flagged} | {numbers} | {coarser} | {many} | {relabelled} | {untimed} | {who} | {thresholds} | {sort_keys} |");
         let source = if source == "gold" { "gold" } else { "every file" };
         let e = all.entry((source.to_string(), set.clone(), status.clone(), right.clone())).or_default();
         e.0 += n;
@@ -796,9 +798,10 @@ fn invented_mode(files: Vec<String>, out: &mut std::fs::File) {
         e.6 += untimed;
         e.7 += who;
         e.8 += thresholds;
+        e.9 += sort_keys;
     }
     println!("\nAll files together:\n\n{head}");
-    for ((source, set, status, right), (n, flagged, numbers, coarser, many, relabelled, untimed, who, thresholds)) in &all {
-        println!("| {source} | {set} | {status} | {right} | {n} | {flagged} | {numbers} | {coarser} | {many} | {relabelled} | {untimed} | {who} | {thresholds} |");
+    for ((source, set, status, right), (n, flagged, numbers, coarser, many, relabelled, untimed, who, thresholds, sort_keys)) in &all {
+        println!("| {source} | {set} | {status} | {right} | {n} | {flagged} | {numbers} | {coarser} | {many} | {relabelled} | {untimed} | {who} | {thresholds} | {sort_keys} |");
     }
 }

@@ -616,7 +616,8 @@ impl<D: Database + ?Sized, M: Model + ?Sized> Ask<'_, '_, D, M> {
         // a value the question does not name, a number it does not give: what the answer rests
         // on is the model's, not verified; a year for the date asked: less than was asked; a
         // column of which each thing asked about has many: no attribute of it; a column renamed
-        // as what was asked, no time for "when", only quantities for "who": another thing; a
+        // as what was asked, no time for "when", only quantities for "who", a sort by what holds
+        // nothing of what to sort by: another thing; a
         // threshold the question does not give: the model's
         if verified && chosen.is_clean() && !chosen.fails {
             if let Ok(checked) = crate::sql::check_query(&chosen.sql) {
@@ -633,6 +634,7 @@ impl<D: Database + ?Sized, M: Model + ?Sized> Ask<'_, '_, D, M> {
                     .chain(self.relabelled_columns(&checked.query))
                     .chain(self.untimed_answers(&checked.query))
                     .chain(self.quantities_for_who(&checked.query))
+                    .chain(self.unheld_sort_keys(&checked.query))
                     .collect();
                 // another thing returned than was asked: does the database hold what was asked?
                 if let Some((kind, reason)) = self.answer_scope(&chosen.sql, &another)? {

@@ -267,6 +267,18 @@ impl<D: Database + ?Sized, M: Model + ?Sized> Ask<'_, '_, D, M> {
         ))
     }
 
+    /// The open problem of an answer sorted by columns that hold nothing of what the question
+    /// says to sort by ([`scope::written::unheld_sort_keys`]: `ORDER BY age` for "sorted by years
+    /// of experience"): its order is another thing's, so it is not verified (`unverified`, not
+    /// `ok`), whether or not refusal is on.
+    pub(super) fn unheld_sort_keys(&self, query: &Query) -> Option<String> {
+        let (phrase, read) = scope::written::unheld_sort_keys(query, &self.catalog, self.question.text)?;
+        Some(format!(
+            "the question says to sort by \"{phrase}\", and it sorts by {}, which holds nothing of it",
+            read.join(", ")
+        ))
+    }
+
     /// The open problem of an answer that compares a column with a number the question does not
     /// write ([`scope::written::assumed_thresholds`]: `grade = 100` for "Which teachers have a
     /// doctorate?") and no curator taught: which rows it means rests on a threshold the model
@@ -286,7 +298,8 @@ impl<D: Database + ?Sized, M: Model + ?Sized> Ask<'_, '_, D, M> {
 
     /// An answer that runs and passes every check but returns another thing than what was asked
     /// (`found`: the open problems of a part of a date for a date, a column each thing has many
-    /// of, a column renamed as what was asked, no time for "when", only quantities for "who"):
+    /// of, a column renamed as what was asked, no time for "when", only quantities for "who", a
+    /// sort by columns that hold nothing of what to sort by):
     /// the model is asked, shown the query and what the check found, whether the database holds
     /// what was asked at all ([`prompts::answer_scope`]). When it says no, the check and the vote
     /// together refuse: recorded as a second `scope` step with the query. When it says yes, or

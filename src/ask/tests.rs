@@ -566,6 +566,16 @@ fn an_answer_that_returns_only_a_quantity_for_who_is_not_ok() {
 }
 
 #[test]
+fn an_answer_sorted_by_what_holds_nothing_of_what_to_sort_by_is_not_ok() {
+    let sorted = "SELECT title FROM books ORDER BY price";
+    let e = answered_with(&mut ScriptedDb::bookshop(), sorted, "List the books sorted by popularity among readers.");
+    assert_eq!(e.status(), Status::Unverified, "{:?}", e.open_problems);
+    assert_eq!(e.open_problems, ["the question says to sort by \"popularity among readers\", and it sorts by books.price, which holds nothing of it"]);
+    let e = answered_with(&mut ScriptedDb::bookshop(), sorted, "List the books sorted by price.");
+    assert_eq!(e.status(), Status::Ok, "{:?}", e.open_problems);
+}
+
+#[test]
 fn an_answer_that_compares_with_a_number_the_question_does_not_give_is_not_ok() {
     let threshold = "SELECT title FROM books WHERE price > 30";
     let e = answered_with(&mut ScriptedDb::bookshop(), threshold, "Which books are expensive?");

@@ -1081,7 +1081,7 @@ pub fn coarser_answers(query: &Query, catalog: &Catalog, question: &str) -> Vec<
         let (outputs, wildcard) = block_outputs(s, catalog);
         holds |= wildcard;
         for (rel, column) in outputs.into_iter().filter_map(|o| o.column) {
-            let type_name = catalog.table(&rel).and_then(|t| t.columns.iter().find(|c| c.name == column)).map(|c| c.type_name.to_lowercase()).unwrap_or_default();
+            let type_name = type_of(catalog, &rel, &column);
             let name_tokens = tokens(&column);
             let fine = |t: &String| DAY_NAME_WORDS.contains(&t.as_str()) || finer.contains(&t.as_str());
             if type_name.starts_with("date") || type_name.starts_with("timestamp") || name_tokens.iter().any(fine) {
@@ -1098,6 +1098,16 @@ pub fn coarser_answers(query: &Query, catalog: &Catalog, question: &str) -> Vec<
         return Vec::new();
     }
     parts.into_iter().map(|c| (asked.clone(), c)).collect()
+}
+
+/// Does `column` of `rel` hold what `word` names, as the linking matches words: its stem inside
+/// the column's name, or a word of the column's or its table's name the same word (a plural, a
+/// prefix, an abbreviation either way, a stem) or the same attribute of the lexicon?
+fn column_holds(word: &str, rel: &crate::catalog::RelName, column: &str) -> bool {
+    let held: Vec<String> = tokens(column).into_iter().chain(tokens(&rel.name)).collect();
+    let stem = singular(word);
+    (stem.chars().count() >= 4 && column.to_lowercase().contains(stem.as_str()))
+        || held.iter().any(|h| matches(word, h) || matches(h, word) || same_stem(word, h) || same_attribute(word, h) || attribute_inside(word, h))
 }
 
 /// The output columns an answer names after a word of the question while returning, as it is, a
@@ -1122,15 +1132,8 @@ pub fn relabelled_columns(query: &Query, catalog: &Catalog, question: &str) -> V
             if named.is_empty() {
                 continue;
             }
-            let held: Vec<String> = tokens(&column).into_iter().chain(tokens(&rel.name)).collect();
-            let lower = column.to_lowercase();
-            let holds = |t: &String| {
-                let stem = singular(t);
-                (stem.chars().count() >= 4 && lower.contains(stem.as_str()))
-                    || held.iter().any(|h| matches(t, h) || matches(h, t) || same_stem(t, h) || same_attribute(t, h) || attribute_inside(t, h))
-            };
             let all: Vec<String> = tokens(&alias.value);
-            if !all.iter().any(|t| holds(t)) {
+            if !all.iter().any(|t| column_holds(t, &rel, &column)) {
                 let shown = (alias.value.clone(), format!("{}.{column}", rel.name));
                 if !out.contains(&shown) {
                     out.push(shown);
@@ -1139,6 +1142,17 @@ pub fn relabelled_columns(query: &Query, catalog: &Catalog, question: &str) -> V
         }
     });
     out
+}
+
+/// The word naming the thing after each of `markers` in `words` ("each of the stadiums" →
+/// "stadiums").
+fn things_after<'w>(words: &[&'w str], markers: &[&str]) -> Vec<&'w str> {
+    words
+        .iter()
+        .enumerate()
+        .filter(|(_, w)| markers.contains(w))
+        .filter_map(|(i, _)| words[i + 1..].iter().copied().find(|w| !matches!(*w, "of" | "the" | "these" | "those" | "one" | "single")))
+        .collect()
 }
 
 /// The columns an answer returns for "each" thing of the question that belong to another table
@@ -1157,12 +1171,7 @@ pub fn many_per_each(query: &Query, catalog: &Catalog, question: &str) -> Vec<(S
     let text = question.to_lowercase();
     let words: Vec<&str> = text.split(|c: char| !c.is_alphanumeric()).filter(|w| !w.is_empty()).collect();
     // the thing after "each" or "every" ("each of the stadiums" too)
-    let each: Vec<&str> = words
-        .iter()
-        .enumerate()
-        .filter(|(_, w)| matches!(**w, "each" | "every"))
-        .filter_map(|(i, _)| words[i + 1..].iter().copied().find(|w| !matches!(*w, "of" | "the" | "these" | "those" | "one" | "single")))
-        .collect();
+    let each = things_after(&words, &["each", "every"]);
     if each.is_empty() {
         return Vec::new();
     }
@@ -1201,6 +1210,71 @@ pub fn many_per_each(query: &Query, catalog: &Catalog, question: &str) -> Vec<(S
         }
     });
     out
+}
+
+/// Words after "sorted by" that name no attribute: an order, a direction, a unit.
+const ORDER_WORDS: &[&str] = &[
+    "their", "its", "the", "his", "her", "ascending", "descending", "increasing", "decreasing", "alphabetical", "alphabetically",
+    "order", "then", "years", "year", "number", "count", "amount", "total", "size", "value", "values", "level", "degree",
+    "title", "titles",
+];
+
+/// The sort keys of an answer for a question that says what to sort by ("sorted by years of
+/// experience", "ordered by their popularity") when no column the query's ORDER BY reads holds a
+/// word of it ([`column_holds`]): `ORDER BY age` for "experience". A content word of four
+/// letters or more counts ([`ORDER_WORDS`], a title among them, and the lexicon's generic words
+/// aside; a phrase that names a key, "by benefit id", says nothing); an ORDER BY
+/// that aggregates ("by the number of their books" as `count(*)`), or reads a column the catalog
+/// does not resolve, may hold it, and then nothing is said. `Some((the words after "by", the
+/// columns read))`.
+pub fn unheld_sort_keys(query: &Query, catalog: &Catalog, question: &str) -> Option<(String, Vec<String>)> {
+    static SORTED_BY: once_cell::sync::Lazy<regex::Regex> = once_cell::sync::Lazy::new(|| {
+        regex::Regex::new(r"(?i)\b(?:sort|sorted|sorting|order|ordered|ordering|rank|ranked|ranking|arrange|arranged)\s+(?:them\s+|it\s+|the\s+results?\s+)?by\s+([a-z][a-z ]*)").expect("compiles")
+    });
+    let phrase = SORTED_BY.captures(question)?[1].to_lowercase();
+    let phrase: Vec<&str> = phrase.split_whitespace().take_while(|w| !matches!(*w, "and" | "in" | "from" | "with" | "for" | "then" | "descending" | "ascending" | "desc" | "asc")).collect();
+    let content: Vec<&str> = phrase
+        .iter()
+        .copied()
+        .filter(|w| w.chars().count() >= 4 && !ORDER_WORDS.contains(w) && !crate::lexicon::GENERIC_WORDS.contains(w) && !matches!(*w, "each" | "every"))
+        .collect();
+    // a key by its name ("by benefit id"): a key may be named otherwise, and a title is a name
+    if content.is_empty() || phrase.iter().any(|w| matches!(*w, "id" | "ids" | "code" | "codes" | "key")) {
+        return None;
+    }
+    let order_by = query.order_by.as_ref()?;
+    let sqlparser::ast::OrderByKind::Expressions(keys) = &order_by.kind else { return None };
+    let block = crate::checks::answer_selects(query).into_iter().next()?;
+    let aliases = crate::checks::aliases(block, catalog);
+    let mut read: Vec<String> = Vec::new();
+    for key in keys {
+        // an output's alias: the expression it names
+        let expr = match &key.expr {
+            Expr::Identifier(i) => block
+                .projection
+                .iter()
+                .find_map(|item| match item {
+                    SelectItem::ExprWithAlias { expr, alias } if alias.value.eq_ignore_ascii_case(&i.value) => Some(expr),
+                    _ => None,
+                })
+                .unwrap_or(&key.expr),
+            e => e,
+        };
+        if crate::checks::calls_aggregate(expr) {
+            return None;
+        }
+        for column in columns_in(expr, &aliases, catalog) {
+            let (rel, column) = column?;
+            if content.iter().any(|w| column_holds(w, &rel, &column)) {
+                return None;
+            }
+            let shown = format!("{}.{column}", rel.name);
+            if !read.contains(&shown) {
+                read.push(shown);
+            }
+        }
+    }
+    (!read.is_empty()).then(|| (phrase.join(" "), read))
 }
 
 /// Words of a column's name that say it holds a time: a date, a day, a year, a month, a moment
@@ -1318,12 +1392,7 @@ pub fn quantities_for_who(query: &Query, catalog: &Catalog, question: &str) -> V
     if !matches!(words.first(), Some(&"who" | &"whom")) {
         return Vec::new();
     }
-    let each: Vec<&str> = words
-        .iter()
-        .enumerate()
-        .filter(|(_, w)| matches!(**w, "each" | "every" | "per"))
-        .filter_map(|(i, _)| words[i + 1..].iter().copied().find(|w| !matches!(*w, "of" | "the" | "these" | "those" | "one" | "single")))
-        .collect();
+    let each = things_after(&words, &["each", "every", "per"]);
     let of_each = |rel: &crate::catalog::RelName| tokens(&rel.name).last().is_some_and(|tok| each.iter().any(|thing| matches(thing, tok) || same_stem(thing, tok)));
     let named = |column: &str| {
         tokens(column).iter().any(|tok| tok.chars().count() >= 3 && !crate::lexicon::GENERIC_WORDS.contains(&tok.as_str()) && words.iter().any(|w| w.chars().count() >= 3 && (matches(w, tok) || same_stem(w, tok))))
@@ -2228,5 +2297,35 @@ mod tests {
         }
         // a curator's text gives it
         assert!(assumed_thresholds(&query("SELECT title FROM books WHERE price > 30"), "Which books are expensive?", &["price > 30".to_string()]).is_empty());
+    }
+
+    #[test]
+    fn sort_keys_that_hold_nothing_of_what_to_sort_by_are_read() {
+        let mut catalog = bookshop();
+        catalog.tables[0].columns.push(crate::catalog::Column { name: "age".into(), type_name: "integer".into(), nullable: true, comment: None });
+        assert_eq!(
+            unheld_sort_keys(&query("SELECT name FROM authors ORDER BY age"), &catalog, "List the authors sorted by years of experience."),
+            Some(("years of experience".to_string(), vec!["authors.age".to_string()]))
+        );
+        assert_eq!(
+            unheld_sort_keys(&query("SELECT title, price AS p FROM books ORDER BY p DESC"), &catalog, "Show the books ordered by their weight, heaviest first."),
+            Some(("their weight".to_string(), vec!["books.price".to_string()]))
+        );
+        for (sql, q) in [
+            ("SELECT name FROM authors ORDER BY age", "List the authors sorted by age."),
+            ("SELECT name FROM authors ORDER BY age DESC", "List the authors ordered by their age in descending order."),
+            ("SELECT title FROM books ORDER BY price", "Show the books sorted by the price they cost."),
+            // what is counted is computed, not stored
+            ("SELECT a.name FROM authors a JOIN books b ON b.author_id = a.author_id GROUP BY a.name ORDER BY count(*) DESC", "List the authors ranked by the number of their books."),
+            // no word to hold: an order, a direction
+            ("SELECT name FROM authors ORDER BY name", "List the authors sorted by name in alphabetical order."),
+            ("SELECT name FROM authors ORDER BY age", "List the authors in ascending order."),
+            // a column the catalog does not resolve may hold it
+            ("SELECT t.x FROM (SELECT 1 AS x) t ORDER BY t.x", "List them sorted by popularity."),
+            // nothing to sort by
+            ("SELECT name FROM authors", "List the authors sorted by popularity."),
+        ] {
+            assert_eq!(unheld_sort_keys(&query(sql), &catalog, q), None, "{q}: {sql}");
+        }
     }
 }
