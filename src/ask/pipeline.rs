@@ -612,13 +612,20 @@ impl<D: Database + ?Sized, M: Model + ?Sized> Ask<'_, '_, D, M> {
         ))
     }
 
+    /// Is `sql` a verified example's SQL, reused as the answer (the `generate` step of
+    /// [`Self::reuse`])?
+    fn reused(&self, sql: &str) -> bool {
+        self.trace.steps.iter().any(|s| {
+            s.stage == Stage::Generate && matches!(s.data["generator"].as_str(), Some("verified_example" | "adapted_example")) && s.sql.as_deref() == Some(sql)
+        })
+    }
+
     fn finish(mut self, mut chosen: Attempt, verified: bool) -> Result<Explanation> {
-        // a value the question does not name, a number it does not give: what the answer rests
-        // on is the model's, not verified; a year for the date asked: less than was asked; a
-        // column of which each thing asked about has many: no attribute of it; a column renamed
-        // as what was asked, no time for "when", only quantities for "who", a sort by what holds
-        // nothing of what to sort by: another thing; a
-        // threshold the question does not give: the model's
+        // a value the question does not name, a number or a threshold it does not give: what the
+        // answer rests on is the model's, not verified; a year for the date asked: less than was
+        // asked; a column of which each thing asked about has many: no attribute of it; a column
+        // renamed as what was asked, no time for "when", only quantities for "who", a sort by
+        // what holds nothing of what to sort by: another thing
         if verified && chosen.is_clean() && !chosen.fails {
             if let Ok(checked) = crate::sql::check_query(&chosen.sql) {
                 let assumed: Vec<String> = self
@@ -637,8 +644,11 @@ impl<D: Database + ?Sized, M: Model + ?Sized> Ask<'_, '_, D, M> {
                     .chain(self.unheld_sort_keys(&checked.query))
                     .collect();
                 // another thing returned than was asked: does the database hold what was asked?
-                if let Some((kind, reason)) = self.answer_scope(&chosen.sql, &another)? {
-                    return self.refuse(kind, reason);
+                // (not asked of a verified example's SQL: a curator's answer is the database's)
+                if !self.reused(&chosen.sql) {
+                    if let Some((kind, reason)) = self.answer_scope(&chosen.sql, &another)? {
+                        return self.refuse(kind, reason);
+                    }
                 }
                 chosen.problems.extend(assumed);
                 chosen.problems.extend(another);

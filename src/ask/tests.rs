@@ -1103,6 +1103,20 @@ fn a_verified_example_that_asks_the_question_again_answers_it_without_a_generati
 }
 
 #[test]
+fn a_verified_examples_answer_is_never_put_to_the_models_vote() {
+    // a curator taught it, whatever a check reads in it: no vote, no refusal (the open problem
+    // stands, as for any answer)
+    let priced = "SELECT title, price FROM books";
+    let mut db = split_db();
+    db.examples = vec![example(4, "Who wrote each book?", priced, 0.0)];
+    let mut model = ScriptedModel::new(vec![]);
+    let e = run(&mut db, &mut model, "Who wrote each book?", json!({"probe": false})).unwrap();
+    assert_eq!(e.steps.iter().find(|s| s.stage == Stage::Generate).unwrap().data["generator"], "verified_example");
+    assert_eq!((e.status(), e.chosen_sql.as_str(), model.requests.len()), (Status::Unverified, priced, 0));
+    assert!(e.open_problems.iter().any(|p| p.starts_with("the question asks who")), "{:?}", e.open_problems);
+}
+
+#[test]
 fn a_verified_example_worded_otherwise_answers_unless_the_data_holds_the_word() {
     let options = json!({"probe": false, "refuse": false});
     let taught = || {
