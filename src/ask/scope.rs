@@ -280,7 +280,8 @@ impl<D: Database + ?Sized, M: Model + ?Sized> Ask<'_, '_, D, M> {
     }
 
     /// The open problem of an answer that compares a column with a number the question does not
-    /// write ([`scope::written::assumed_thresholds`]: `grade = 100` for "Which teachers have a
+    /// write, or bounds it by a date where the question names no time
+    /// ([`scope::written::assumed_thresholds`]: `grade = 100` for "Which teachers have a
     /// doctorate?") and no curator taught: which rows it means rests on a threshold the model
     /// chose, so it is not verified (`unverified`, not `ok`), whether or not refusal is on.
     pub(super) fn assumed_thresholds(&self, query: &Query) -> Option<String> {
@@ -289,7 +290,7 @@ impl<D: Database + ?Sized, M: Model + ?Sized> Ask<'_, '_, D, M> {
             return None;
         }
         let shown: Vec<String> = assumed.iter().take(4).map(|(expr, number)| format!("{number} in `{expr}`")).collect();
-        let (what, it) = if assumed.len() == 1 { ("a number", "it") } else { ("numbers", "them") };
+        let (what, it) = if assumed.len() == 1 { ("a bound", "it") } else { ("bounds", "them") };
         Some(format!(
             "it compares with {}, {what} the question does not give: which rows it means rests on a threshold the model chose; give {it} in the question, or define the term (nl2sql_define)",
             shown.join(", ")

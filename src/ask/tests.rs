@@ -581,7 +581,7 @@ fn an_answer_that_compares_with_a_number_the_question_does_not_give_is_not_ok() 
     let e = answered_with(&mut ScriptedDb::bookshop(), threshold, "Which books are expensive?");
     assert_eq!(e.status(), Status::Unverified, "{:?}", e.open_problems);
     assert_eq!(e.open_problems.len(), 1, "{:?}", e.open_problems);
-    assert!(e.open_problems[0].starts_with("it compares with 30 in `price > 30`, a number the question does not give: which rows it means rests on a threshold the model chose"), "{}", e.open_problems[0]);
+    assert!(e.open_problems[0].starts_with("it compares with 30 in `price > 30`, a bound the question does not give: which rows it means rests on a threshold the model chose"), "{}", e.open_problems[0]);
     // the question gives it, in digits or in words: verified
     for q in ["Which books cost more than 30?", "Which books cost more than thirty?"] {
         let e = answered_with(&mut ScriptedDb::bookshop(), threshold, q);

@@ -1478,8 +1478,10 @@ fn numbers_written(question: &str, curated: &[String]) -> Vec<f64> {
 /// The numbers an answer compares a column with (`=`, `<>`, `<`, `>`, `<=`, `>=`, `BETWEEN`,
 /// `IN`) that the question does not write ([`numbers_written`]) and no curator taught: "Which
 /// teachers have a doctorate?" answered with `grade = 100`. 0 and 1 are ordinary (a flag, "any").
-/// Which rows are meant then rests on a threshold the model chose. Each as the comparison and
-/// the number as written.
+/// And, for a question that names no time ([`names_a_time`]), a date written as a string that
+/// bounds a column (`<`, `<=`, `>`, `>=`, `BETWEEN`): "eliminated in the first round" answered
+/// with `created < '2023-01-01 00:00:00'`. Which rows are meant then rests on a threshold the
+/// model chose. Each as the comparison and the number or date as written.
 pub fn assumed_thresholds(query: &Query, question: &str, curated: &[String]) -> Vec<(String, String)> {
     use sqlparser::ast::{BinaryOperator, UnaryOperator, Value};
     fn number(e: &Expr) -> Option<String> {
@@ -1502,7 +1504,28 @@ pub fn assumed_thresholds(query: &Query, question: &str, curated: &[String]) -> 
         });
         found
     }
+    // a date as a string: a year, then a month and a day, then a time, and nothing else
+    fn date(e: &Expr) -> Option<&str> {
+        static DATE: once_cell::sync::Lazy<regex::Regex> = once_cell::sync::Lazy::new(|| {
+            regex::Regex::new(r"^\d{4}(?:[-/.]\d{1,2}(?:[-/.]\d{1,2})?)?(?:[ T]\d{1,2}:\d{2}(?::\d{2}(?:\.\d+)?)?)?$").expect("compiles")
+        });
+        match e {
+            Expr::Nested(inner) => date(inner),
+            Expr::Value(v) => match &v.value {
+                Value::SingleQuotedString(s) if DATE.is_match(s.trim()) => Some(s.as_str()),
+                _ => None,
+            },
+            _ => None,
+        }
+    }
     let written = numbers_written(question, curated);
+    let dates_named = names_a_time(question) || curated.iter().any(|t| t.chars().any(|c| c.is_ascii_digit()));
+    let mut bounds: Vec<(String, String)> = Vec::new();
+    let mut bound = |e: &Expr, d: &str| {
+        if !dates_named && !bounds.iter().any(|(_, b)| b == d) {
+            bounds.push((e.to_string(), d.to_string()));
+        }
+    };
     let mut out: Vec<(String, String)> = Vec::new();
     let mut note = |e: &Expr, n: String| {
         let Ok(value) = n.parse::<f64>() else { return };
@@ -1516,17 +1539,24 @@ pub fn assumed_thresholds(query: &Query, question: &str, curated: &[String]) -> 
             Expr::BinaryOp { left, op, right }
                 if matches!(op, BinaryOperator::Eq | BinaryOperator::NotEq | BinaryOperator::Lt | BinaryOperator::LtEq | BinaryOperator::Gt | BinaryOperator::GtEq) =>
             {
+                let ordered = matches!(op, BinaryOperator::Lt | BinaryOperator::LtEq | BinaryOperator::Gt | BinaryOperator::GtEq);
                 for (side, other) in [(left, right), (right, left)] {
                     if let Some(n) = number(side) {
                         if reads_column(other) {
                             note(e, n);
                         }
                     }
+                    if let Some(d) = date(side).filter(|_| ordered && reads_column(other)) {
+                        bound(e, d);
+                    }
                 }
             }
             Expr::Between { expr, low, high, .. } if reads_column(expr) => {
                 for n in [low, high].into_iter().filter_map(|b| number(b)) {
                     note(e, n);
+                }
+                for d in [low, high].into_iter().filter_map(|b| date(b)) {
+                    bound(e, d);
                 }
             }
             Expr::InList { expr, list, .. } if reads_column(expr) => {
@@ -1538,6 +1568,7 @@ pub fn assumed_thresholds(query: &Query, question: &str, curated: &[String]) -> 
         }
         ControlFlow::<()>::Continue(())
     });
+    out.extend(bounds);
     out
 }
 
@@ -2297,6 +2328,19 @@ mod tests {
         }
         // a curator's text gives it
         assert!(assumed_thresholds(&query("SELECT title FROM books WHERE price > 30"), "Which books are expensive?", &["price > 30".to_string()]).is_empty());
+        // a date that bounds a column, for a question that names no time
+        assert_eq!(assumed("SELECT name FROM customers c JOIN orders o ON o.customer_id = c.customer_id WHERE o.ordered_on < '2023-01-01 00:00:00'", "Which customers ordered in the first round?"), ["2023-01-01 00:00:00"]);
+        assert_eq!(assumed("SELECT order_id FROM orders WHERE ordered_on BETWEEN '2020-01-01' AND '2020-12-31'", "Which orders are early?"), ["2020-01-01", "2020-12-31"]);
+        for (sql, q) in [
+            ("SELECT order_id FROM orders WHERE ordered_on < '2023-01-01'", "Which orders were placed before 2023?"),
+            ("SELECT order_id FROM orders WHERE ordered_on >= '2024-03-01'", "Which orders were placed since March?"),
+            ("SELECT order_id FROM orders WHERE ordered_on > '2024-01-01'", "Which orders were placed this year?"),
+            // equality is the value rule's ([`invented_values`]); a string that is no date is no bound
+            ("SELECT order_id FROM orders WHERE ordered_on = '2023-01-01'", "Which orders are early?"),
+            ("SELECT name FROM customers WHERE city > 'M'", "Which customers live late in the alphabet?"),
+        ] {
+            assert!(assumed(sql, q).is_empty(), "{q}: {sql}");
+        }
     }
 
     #[test]
