@@ -183,11 +183,9 @@ impl<D: Database + ?Sized, M: Model + ?Sized> Ask<'_, '_, D, M> {
         if assumed.is_empty() {
             return None;
         }
-        let shown: Vec<String> = assumed.iter().take(4).map(|(expr, number)| format!("{number} in `{expr}`")).collect();
-        let (what, it) = if assumed.len() == 1 { ("a number", "it") } else { ("numbers", "them") };
+        let (shown, what, it) = numbers_in(&assumed, ("a number", "numbers"));
         Some(format!(
-            "it computes with {}, {what} the question does not give: the formula is the model's own; give {it} in the question, or define the term it computes (nl2sql_define)",
-            shown.join(", ")
+            "it computes with {shown}, {what} the question does not give: the formula is the model's own; give {it} in the question, or define the term it computes (nl2sql_define)"
         ))
     }
 
@@ -289,11 +287,9 @@ impl<D: Database + ?Sized, M: Model + ?Sized> Ask<'_, '_, D, M> {
         if assumed.is_empty() {
             return None;
         }
-        let shown: Vec<String> = assumed.iter().take(4).map(|(expr, number)| format!("{number} in `{expr}`")).collect();
-        let (what, it) = if assumed.len() == 1 { ("a bound", "it") } else { ("bounds", "them") };
+        let (shown, what, it) = numbers_in(&assumed, ("a bound", "bounds"));
         Some(format!(
-            "it compares with {}, {what} the question does not give: which rows it means rests on a threshold the model chose; give {it} in the question, or define the term (nl2sql_define)",
-            shown.join(", ")
+            "it compares with {shown}, {what} the question does not give: which rows it means rests on a threshold the model chose; give {it} in the question, or define the term (nl2sql_define)"
         ))
     }
 
@@ -551,6 +547,14 @@ impl<D: Database + ?Sized, M: Model + ?Sized> Ask<'_, '_, D, M> {
         }
         Ok(out)
     }
+}
+
+/// Numbers (or dates) an answer writes, each with the expression that holds it, as an open problem
+/// shows them: the first four as "30 in `price > 30`", and the words for one or several (`kind`:
+/// singular, plural) and for "it" or "them".
+fn numbers_in(assumed: &[(String, String)], kind: (&'static str, &'static str)) -> (String, &'static str, &'static str) {
+    let shown: Vec<String> = assumed.iter().take(4).map(|(expr, number)| format!("{number} in `{expr}`")).collect();
+    if assumed.len() == 1 { (shown.join(", "), kind.0, "it") } else { (shown.join(", "), kind.1, "them") }
 }
 
 /// Which of `names` the scans `sqls` ([`crate::checks::literals::holders_sql`] and its kin) find
