@@ -50,28 +50,12 @@ impl<D: Database + ?Sized, M: Model + ?Sized> Ask<'_, '_, D, M> {
         let vote = match evidence.suspicion() {
             Some(scope::Suspicion::Missing(unlinked) | scope::Suspicion::Unrelated(unlinked)) => {
                 let messages = prompts::scope(&self.schema.text, self.question.text, self.question.evidence, &unlinked);
-                let request = ChatRequest {
-                    messages,
-                    temperature: 0.0,
-                    max_tokens: Some(120),
-                    json_schema: Some(("answerable".into(), scope::vote_schema())),
-                    seed: self.opts.seed,
-                    ..Default::default()
-                };
-                match self.model.chat(request) {
-                    Ok(reply) => {
-                        self.trace.count(&reply);
-                        match scope::parse_vote(&reply.content) {
-                            Ok(v) => Some(v),
-                            Err(e) => {
-                                data["vote_error"] = json!(e);
-                                None
-                            }
-                        }
-                    }
-                    // the model could not be asked: no vote, and no refusal on the words alone
+                match self.vote(messages) {
+                    Ok(v) => Some(v),
+                    // the model could not be asked, or its answer is no vote: no refusal on the
+                    // words alone
                     Err(e) => {
-                        data["vote_error"] = json!(e.to_string());
+                        data["vote_error"] = json!(e);
                         None
                     }
                 }
@@ -108,6 +92,23 @@ impl<D: Database + ?Sized, M: Model + ?Sized> Ask<'_, '_, D, M> {
                 Ok(Some((kind, reason)))
             }
         }
+    }
+
+    /// The model's vote on whether the database can answer (one short JSON answer to
+    /// `messages`, [`scope::vote_schema`]): `Err` with why when the model cannot be asked or its
+    /// answer is no vote.
+    fn vote(&mut self, messages: Vec<crate::llm::Message>) -> std::result::Result<scope::ModelVote, String> {
+        let request = ChatRequest {
+            messages,
+            temperature: 0.0,
+            max_tokens: Some(120),
+            json_schema: Some(("answerable".into(), scope::vote_schema())),
+            seed: self.opts.seed,
+            ..Default::default()
+        };
+        let reply = self.model.chat(request).map_err(|e| e.to_string())?;
+        self.trace.count(&reply);
+        scope::parse_vote(&reply.content)
     }
 
     /// The query the model wrote for an English question the scope stage let through with words
@@ -307,22 +308,7 @@ impl<D: Database + ?Sized, M: Model + ?Sized> Ask<'_, '_, D, M> {
             return Ok(None);
         }
         let messages = prompts::answer_scope(&self.schema.text, self.question.text, self.question.evidence, sql, found);
-        let request = ChatRequest {
-            messages,
-            temperature: 0.0,
-            max_tokens: Some(120),
-            json_schema: Some(("answerable".into(), scope::vote_schema())),
-            seed: self.opts.seed,
-            ..Default::default()
-        };
-        let vote = match self.model.chat(request) {
-            Ok(reply) => {
-                self.trace.count(&reply);
-                scope::parse_vote(&reply.content)
-            }
-            Err(e) => Err(e.to_string()),
-        };
-        let vote = match vote {
+        let vote = match self.vote(messages) {
             Ok(v) if !v.answerable => v,
             Ok(v) => {
                 let data = json!({"vote": v, "found": found, "by": "what the query written returns, and the model"});
