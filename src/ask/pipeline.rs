@@ -13,6 +13,7 @@ use serde_json::{json, Value};
 use super::probe::Grounding;
 use super::prompts::{self, parse_sql_answer, sql_schema};
 use super::repair::Attempt;
+use super::scope::Found;
 use crate::sql::check_query;
 use crate::catalog::{quote_ident, Catalog, RelName};
 use crate::constraints::{self, Constraint};
@@ -626,6 +627,7 @@ impl<D: Database + ?Sized, M: Model + ?Sized> Ask<'_, '_, D, M> {
         // asked; a column of which each thing asked about has many: no attribute of it; a column
         // renamed as what was asked, no time for "when", only quantities for "who", a sort by
         // what holds nothing of what to sort by: another thing
+        let mut asked = false;
         if verified && chosen.is_clean() && !chosen.fails {
             if let Ok(checked) = crate::sql::check_query(&chosen.sql) {
                 let assumed: Vec<String> = self
@@ -646,12 +648,22 @@ impl<D: Database + ?Sized, M: Model + ?Sized> Ask<'_, '_, D, M> {
                 // another thing returned than was asked: does the database hold what was asked?
                 // (not asked of a verified example's SQL: a curator's answer is the database's)
                 if !self.reused(&chosen.sql) {
-                    if let Some((kind, reason)) = self.answer_scope(&chosen.sql, &another)? {
+                    if let Some((kind, reason)) = self.answer_scope(&chosen.sql, &another, Found::AnotherThing)? {
                         return self.refuse(kind, reason);
                     }
+                    asked = !another.is_empty();
                 }
                 chosen.problems.extend(assumed);
                 chosen.problems.extend(another);
+            }
+        }
+        // an answer about to end unverified while readings of the question looked for names the
+        // database has nowhere, named after the question's words: does the database hold what
+        // was asked? (once a run: not when the model was just asked of another thing returned)
+        if verified && !chosen.is_clean() && !chosen.fails && !asked && !self.reused(&chosen.sql) {
+            let invented = self.invented_names()?;
+            if let Some((kind, reason)) = self.answer_scope(&chosen.sql, &invented, Found::InventedNames)? {
+                return self.refuse(kind, reason);
             }
         }
         let clean = verified && chosen.is_clean();

@@ -122,15 +122,15 @@ pub fn scope(schema: &str, question: &str, evidence: Option<&str>, unlinked: &[S
 }
 
 /// The model's vote on whether the database can answer the question, given the query written
-/// for it and what a check found it returns instead of what was asked (`answer_scope`).
-pub fn answer_scope(schema: &str, question: &str, evidence: Option<&str>, sql: &str, found: &[String]) -> Vec<Message> {
+/// for it and what was found (`lead` says what: a check found it returns another thing than was
+/// asked, or other readings looked for names the database does not have) (`answer_scope`).
+pub fn answer_scope(schema: &str, question: &str, evidence: Option<&str>, sql: &str, lead: &str, found: &[String]) -> Vec<Message> {
     let evidence = evidence.filter(|e| !e.trim().is_empty()).map(|e| format!("\nEvidence: {e}")).unwrap_or_default();
     let found = found.iter().map(|f| format!("- {f}")).collect::<Vec<_>>().join("\n");
     vec![
         system(schema),
         Message::user(format!(
-            "Question: {question}{evidence}\n\nThe query written for it:\n{sql}\n\nA check of that query found that it returns another thing than \
-             what the question asks for:\n{found}\n\nCan one SQL query over this database answer the question from the data it stores? \
+            "Question: {question}{evidence}\n\nThe query written for it:\n{sql}\n\n{lead}:\n{found}\n\nCan one SQL query over this database answer the question from the data it stores? \
              Answer false if no table or column of the schema above holds what the question asks for (a column with a similar name \
              that means something else does not count). Answer true only if a table or a column of the schema holds exactly \
              what is asked.\n\

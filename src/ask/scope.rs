@@ -22,6 +22,41 @@ use crate::scope::written::Gap;
 use crate::scope::{self, link, quoted, Evidence, Verdict, MEANING_THRESHOLD};
 use crate::trace::{Stage, Status};
 
+/// What was found that puts an answer to the model's vote ([`Ask::answer_scope`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Found {
+    /// A check found that the query returns another thing than was asked.
+    AnotherThing,
+    /// Readings of the question looked for names the database has nowhere.
+    InventedNames,
+}
+
+impl Found {
+    /// How the prompt introduces the findings.
+    fn lead(self) -> &'static str {
+        match self {
+            Found::AnotherThing => "A check of that query found that it returns another thing than what the question asks for",
+            Found::InventedNames => "Other readings of the question, written independently, looked for names the database does not have",
+        }
+    }
+
+    /// What the finding says, in the scope step's detail and the refusal's reason.
+    fn summary(self) -> &'static str {
+        match self {
+            Found::AnotherThing => "the query written for it returns another thing than was asked",
+            Found::InventedNames => "the readings of the question looked for what the database has no name for",
+        }
+    }
+
+    /// The `by` of the scope step's data.
+    fn by(self) -> &'static str {
+        match self {
+            Found::AnotherThing => "what the query written returns, and the model",
+            Found::InventedNames => "the names the readings looked for, and the model",
+        }
+    }
+}
+
 /// Names of the schema compared with a word by meaning, the best shown.
 const NEAREST: usize = 3;
 
@@ -294,30 +329,30 @@ impl<D: Database + ?Sized, M: Model + ?Sized> Ask<'_, '_, D, M> {
         ))
     }
 
-    /// An answer that runs and passes every check but returns another thing than what was asked
-    /// (`found`: the open problems of a part of a date for a date, a column each thing has many
-    /// of, a column renamed as what was asked, no time for "when", only quantities for "who", a
-    /// sort by columns that hold nothing of what to sort by):
-    /// the model is asked, shown the query and what the check found, whether the database holds
-    /// what was asked at all ([`prompts::answer_scope`]). When it says no, the check and the vote
-    /// together refuse: recorded as a second `scope` step with the query. When it says yes, or
-    /// cannot be asked, the open problems stand (the run ends `unverified`), and the step says
+    /// An answer that runs but may not be of what was asked (`found`, `why` says how it was
+    /// found): the model is asked, shown the query and what was found, whether the database holds
+    /// what was asked at all ([`prompts::answer_scope`]). When it says no, the finding and the
+    /// vote together refuse: recorded as a second `scope` step with the query. When it says yes,
+    /// or cannot be asked, the open problems stand (the run ends `unverified`), and the step says
     /// so. Nothing when refusal is off.
-    pub(super) fn answer_scope(&mut self, sql: &str, found: &[String]) -> Result<Option<(scope::Kind, String)>> {
+    pub(super) fn answer_scope(&mut self, sql: &str, found: &[String], why: Found) -> Result<Option<(scope::Kind, String)>> {
         if !self.opts.refuse || found.is_empty() {
             return Ok(None);
         }
-        let messages = prompts::answer_scope(&self.schema.text, self.question.text, self.question.evidence, sql, found);
+        let messages = prompts::answer_scope(&self.schema.text, self.question.text, self.question.evidence, sql, why.lead(), found);
+        let by = why.by();
         let vote = match self.vote(messages) {
             Ok(v) if !v.answerable => v,
             Ok(v) => {
-                let data = json!({"vote": v, "found": found, "by": "what the query written returns, and the model"});
-                self.trace.step(Stage::Scope, Status::Ok, "the query written returns another thing than what was asked, but the model reads the database as holding it: the open problems stand", Some(sql.to_string()), data)?;
+                let data = json!({"vote": v, "found": found, "by": by});
+                let detail = format!("{}, but the model reads the database as holding what was asked: the open problems stand", why.summary());
+                self.trace.step(Stage::Scope, Status::Ok, detail, Some(sql.to_string()), data)?;
                 return Ok(None);
             }
             Err(e) => {
-                let data = json!({"vote_error": e, "found": found, "by": "what the query written returns, and the model"});
-                self.trace.step(Stage::Scope, Status::Ok, "the query written returns another thing than what was asked, and the model could not be asked whether the database holds it: the open problems stand", Some(sql.to_string()), data)?;
+                let data = json!({"vote_error": e, "found": found, "by": by});
+                let detail = format!("{}, and the model could not be asked whether the database holds what was asked: the open problems stand", why.summary());
+                self.trace.step(Stage::Scope, Status::Ok, detail, Some(sql.to_string()), data)?;
                 return Ok(None);
             }
         };
@@ -331,10 +366,41 @@ impl<D: Database + ?Sized, M: Model + ?Sized> Ask<'_, '_, D, M> {
             _ => "the database has no place for what the question asks about",
         };
         let lacks = if vote.missing.is_empty() { String::new() } else { format!(" (the model: {})", vote.missing) };
-        let reason = format!("{what}: the query written for it returns another thing than was asked ({}), and the model, shown it, finds nothing in the schema that holds what was asked{lacks}", found.join("; "));
-        let data = json!({"kind": kind, "vote": vote, "found": found, "by": "what the query written returns, and the model"});
+        let reason = format!("{what}: {} ({}), and the model, shown it, finds nothing in the schema that holds what was asked{lacks}", why.summary(), found.join("; "));
+        let data = json!({"kind": kind, "vote": vote, "found": found, "by": by});
         self.trace.step(Stage::Scope, Status::Unanswerable, reason.clone(), Some(sql.to_string()), data)?;
         Ok(Some((kind, reason)))
+    }
+
+    /// The names the readings of this run looked for and did not find (a query written that
+    /// PostgreSQL could not plan, as its steps record: a failed first reading, a repair, a second
+    /// reading that does not run), each of which the database has nowhere and is named after a
+    /// word the question says ([`scope::written::absent_names`], read against every schema the
+    /// caller can see), as findings for [`Self::answer_scope`]: a model that, reading the
+    /// question afresh, looks for `pilot` in a database of airlines and flights has found no
+    /// place for the pilots asked about. Each step is read alone (a step that also fails on a
+    /// name the database has says nothing). Nothing when refusal is off.
+    pub(super) fn invented_names(&mut self) -> Result<Vec<String>> {
+        if !self.opts.refuse {
+            return Ok(Vec::new());
+        }
+        let failed: Vec<String> = self.trace.steps.iter().filter(|s| s.detail.contains("does not exist")).map(|s| s.detail.clone()).collect();
+        if failed.is_empty() {
+            return Ok(Vec::new());
+        }
+        let everything = self.db.catalog()?;
+        let mut names: Vec<String> = Vec::new();
+        for detail in &failed {
+            for n in scope::written::absent_names(std::slice::from_ref(detail), &everything, self.question.text) {
+                if !names.contains(&n) {
+                    names.push(n);
+                }
+            }
+        }
+        Ok(names
+            .into_iter()
+            .map(|n| format!("a reading of the question reads \"{n}\", which no table, view, schema or column of the database has or nearly names"))
+            .collect())
     }
 
     /// A question in the future tense whose query fails or finds no row ([`scope::future`]), or

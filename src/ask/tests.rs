@@ -1469,6 +1469,42 @@ fn a_verified_answer_over_two_tables_is_ok_only_when_a_second_reading_agrees() {
 }
 
 #[test]
+fn a_run_whose_readings_looked_for_a_name_the_database_has_nowhere_is_put_to_the_model() {
+    let dune = || rows(&["title", "name"], json!([["Dune", "Frank Herbert"]]));
+    let question = "List the titles of the books together with the agents of their authors.";
+    // the second reading looks for `agent`, which no table has and the question says
+    let second = "SELECT b.title, a.agent FROM books AS b JOIN authors AS a ON a.author_id = b.author_id";
+    let db = || ScriptedDb::bookshop().answer("a.agent", failed("column a.agent does not exist")).answer("JOIN authors", dune());
+    let no = text_reply(r#"{"answerable": false, "kind": "missing_data", "missing": "the authors' agents"}"#);
+    let replies = |vote| vec![sql_reply(WITH_AUTHORS), sql_reply(second), vote];
+    // the model, shown the query written and the name looked for, finds nothing: refused
+    let mut model = ScriptedModel::new(replies(no.clone()));
+    let e = run(&mut db(), &mut model, question, json!({"probe": false})).unwrap();
+    assert_eq!((e.status(), e.answered(), e.chosen_sql.as_str()), (Status::Unanswerable, false, ""), "{:?}", stages(&e));
+    assert!(
+        e.reason().starts_with("the database cannot answer this question (missing data): the database has no place for what the question asks about: the readings of the question looked for what the database has no name for (a reading of the question reads \"agent\", which no table"),
+        "{}",
+        e.reason()
+    );
+    let vote = model.requests.last().unwrap();
+    assert!(vote.messages[1].content.contains(WITH_AUTHORS) && vote.messages[1].content.contains("looked for names the database does not have"), "{}", vote.messages[1].content);
+    // the model reads the database as holding it: unverified as before, and the step says so
+    let mut model = ScriptedModel::new(replies(text_reply(ANSWERABLE)));
+    let e = run(&mut db(), &mut model, question, json!({"probe": false})).unwrap();
+    assert_eq!((e.status(), e.chosen_sql.as_str()), (Status::Unverified, WITH_AUTHORS));
+    assert!(e.steps.iter().filter(|s| s.stage == Stage::Scope).last().unwrap().detail.ends_with("the open problems stand"));
+    // a name the question does not say (`nosuch`) is the model's, not the question's: not asked
+    let mut db2 = ScriptedDb::bookshop().answer("a.nosuch", failed("column a.nosuch does not exist")).answer("JOIN authors", dune());
+    let mut model = ScriptedModel::new(vec![sql_reply(WITH_AUTHORS), sql_reply(&second.replace("agent", "nosuch"))]);
+    let e = run(&mut db2, &mut model, question, json!({"probe": false})).unwrap();
+    assert_eq!((e.status(), model.requests.len()), (Status::Unverified, 2));
+    // refusal off: never asked
+    let mut model = ScriptedModel::new(vec![sql_reply(WITH_AUTHORS), sql_reply(second)]);
+    let e = run(&mut db(), &mut model, question, json!({"probe": false, "refuse": false})).unwrap();
+    assert_eq!((e.status(), model.requests.len()), (Status::Unverified, 2));
+}
+
+#[test]
 fn a_fresh_reading_that_replaced_a_failing_query_is_not_confirmed_by_itself() {
     let dune = || rows(&["title", "name"], json!([["Dune", "Frank Herbert"]]));
     let bad = "SELECT b.title, a.nosuch FROM books AS b JOIN authors AS a ON a.author_id = b.author_id";
