@@ -403,9 +403,14 @@ pub static BEYOND_DATA: Lazy<Vec<(BeyondData, Regex)>> = Lazy::new(|| {
         // judgement (-ing, -ful, -ive, -ous), that no measure of the lexicon's names
         (BeyondData::Opinion, r(r"\b(?:is|are|was|were)\s+the\s+(?:most|least)\s+[a-z]+(?:ing|ful|ive|ous)\b")),
         (BeyondData::Opinion, r(r"\b(?:do you think|in your opinion|your opinion|your view|deserves?|deserved)\b")),
+        // "is the base price too high for the market": a measure judged against no bound the
+        // question gives
+        (BeyondData::Opinion, r(r"\btoo\s+(?:high|low|expensive|cheap|costly|big|small|large|long|short|old|young|slow|fast|many|few|much|little)\b")),
         (BeyondData::Prediction, r(r"\b(?:predict|predicted|prediction|predictions|forecast|forecasts|projected|projection)\b")),
         (BeyondData::Prediction, r(r"\b(?:likely|unlikely|going) to\b|\bin the future\b")),
         (BeyondData::Prediction, r(r"\bwill\b.*\b(?:next|tomorrow|future|coming|upcoming)\b|\b(?:next|tomorrow|upcoming)\b.*\bwill\b")),
+        // "will have the largest market share in five years": a time ahead counted from now
+        (BeyondData::Prediction, r(r"\bwill\b.*\bin\s+(?:a|an|one|two|three|four|five|six|seven|eight|nine|ten|twenty|fifty|a few|several|\d+)\s+(?:days?|weeks?|months?|years?|decades?)\b")),
         (BeyondData::Prediction, r(r"\bwho will win\b|\bwill (?:\w+ ){0,4}(?:win|rise|fall|grow|go up|go down|happen|succeed|fail|quit|drop out)\b")),
         (BeyondData::Cause, r(r"^\W*why\b|\bwhy (?:do|does|did|is|are|was|were|have|has|had|would|can)\b")),
         (BeyondData::Cause, r(r"\bwhat (?:causes|caused|makes|made)\b|\b(?:the )?reasons? (?:why|for)\b|\bexplain why\b")),
@@ -421,6 +426,12 @@ pub static BEYOND_DATA: Lazy<Vec<(BeyondData, Regex)>> = Lazy::new(|| {
         (BeyondData::Opinion, r(r"\b(?:best|worst)\s+[a-z0-9]+")),
     ]
 });
+
+/// The words with which a prediction says when (`will ... next year`, `will ... in five years`):
+/// a schema that names them (`next_entry_id`, `compatible_since_year`) does not make the
+/// prediction a question of its data (`scope::Evidence::gather`).
+pub const TIME_AHEAD_WORDS: &[&str] =
+    &["will", "next", "tomorrow", "future", "coming", "upcoming", "day", "days", "week", "weeks", "month", "months", "year", "years", "decade", "decades"];
 
 /// Words after "best" or "worst" that make it a measure the data can hold: "the best-selling",
 /// "the best rated", "the best paid".

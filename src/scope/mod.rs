@@ -108,7 +108,8 @@ impl Evidence {
             let words: Vec<&str> = phrase.split(|c: char| !c.is_alphanumeric()).filter(|w| !w.is_empty()).collect();
             let columns_only = lexicon::best_or_worst(*kind, phrase);
             let names_schema = |w: &&str| {
-                w.len() >= 4
+                !(*kind == BeyondData::Prediction && lexicon::TIME_AHEAD_WORDS.contains(w))
+                    && w.len() >= 4
                     && names.iter().filter(|n| !columns_only || measure(n)).any(|n| n.tokens.iter().any(|t| link::matches(w, t) || link::same_stem(w, t)))
             };
             !(words.first().is_some_and(names_schema) || words.last().is_some_and(names_schema))
@@ -416,6 +417,22 @@ mod tests {
     }
 
     #[test]
+    fn a_prediction_stays_one_when_the_schema_names_its_time_words() {
+        let mut catalog = bookshop();
+        catalog.tables[0].columns.push(crate::catalog::Column { name: "next_entry_id".into(), type_name: "integer".into(), nullable: true, comment: None });
+        catalog.tables[0].columns.push(crate::catalog::Column { name: "since_year".into(), type_name: "integer".into(), nullable: true, comment: None });
+        let names = link::names(&catalog);
+        for q in ["Which book will sell best next year?", "Which author will have the most books in five years?"] {
+            let e = Evidence::gather(q, &names, &[], &mut |_| vec![], 0.6);
+            assert!(matches!(e.suspicion(), Some(Suspicion::Beyond(BeyondData::Prediction, _))), "{q}: {:?}", e.beyond);
+        }
+        // a forecast the schema stores is its data
+        catalog.tables[0].columns.push(crate::catalog::Column { name: "sales_forecast".into(), type_name: "integer".into(), nullable: true, comment: None });
+        let e = Evidence::gather("What is the sales forecast of each book?", &link::names(&catalog), &[], &mut |_| vec![], 0.6);
+        assert_eq!(e.beyond, None);
+    }
+
+    #[test]
     fn best_or_worst_by_a_measure_the_schema_stores_is_no_opinion() {
         let mut catalog = bookshop();
         catalog.tables[0].columns.push(crate::catalog::Column { name: "best_rank".into(), type_name: "integer".into(), nullable: true, comment: None });
@@ -506,6 +523,8 @@ mod tests {
             "Which department should receive more funding?",
             "Which teacher is the most inspiring?",
             "Which hotels are the least welcoming?",
+            "Which browser will have the largest market share in five years?",
+            "Is the base price of the rooms too high for the market?",
         ] {
             assert!(lexicon::beyond_data(q).is_some(), "{q}");
         }

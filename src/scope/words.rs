@@ -53,11 +53,16 @@ pub fn content_words(question: &str) -> Vec<Word> {
         // each product", "the beginning of the season")
         let determined = before.as_deref().is_some_and(|b| lexicon::DETERMINERS.contains(&b)) && !text.contains('-');
         let nominal = after.as_deref() == Some("of");
-        let soft = text.ends_with("ed")
-            || (text.ends_with("ing") && !determined && !nominal)
-            || text.ends_with("ly")
-            || lexicon::is_verb_form(&text)
-            || (!t.sentence_start && lexicon::homograph_as_verb(before.as_deref(), &text, after.as_deref()));
+        // the verb of a question that opens with "who" names what is asked: its doer ("Who
+        // moderated each debate?" asks for a moderator, "Who won each race?" for a winner), which
+        // the schema must hold as it must a noun ("Who directed Avatar?" beside `director`)
+        let asks_doer = i == 1 && tokens[0].text.eq_ignore_ascii_case("who") && !text.ends_with("ly");
+        let soft = !asks_doer
+            && (text.ends_with("ed")
+                || (text.ends_with("ing") && !determined && !nominal)
+                || text.ends_with("ly")
+                || lexicon::is_verb_form(&text)
+                || (!t.sentence_start && lexicon::homograph_as_verb(before.as_deref(), &text, after.as_deref())));
         let of_each = matches!(after.as_deref(), Some("of" | "for")) && matches!(lower_at(i + 2).as_deref(), Some("each" | "every" | "all"));
         out.push(Word { text, soft, of_each });
     }
@@ -275,6 +280,10 @@ mod tests {
         // opens with a determiner or a quantifier
         let soft_word = |q: &str, w: &str| content_words(q).iter().find(|c| c.text == w).map(|c| c.soft);
         assert_eq!(soft_word("Which department offers the most degrees?", "offers"), Some(true));
+        // the verb after an opening "who" names what is asked, its doer
+        assert_eq!(soft_word("Who moderated each debate?", "moderated"), Some(false));
+        assert_eq!(soft_word("Who won each race?", "won"), Some(false));
+        assert_eq!(soft_word("List the students who registered for a course.", "registered"), Some(true));
         assert_eq!(soft_word("List the players who play the Defender position.", "play"), Some(true));
         assert_eq!(soft_word("Which hotels host more events than conferences?", "host"), Some(true));
         for (q, w) in [
