@@ -36,7 +36,7 @@ impl Found {
     fn lead(self) -> &'static str {
         match self {
             Found::AnotherThing => "A check of that query found that it returns another thing than what the question asks for",
-            Found::InventedNames => "Other readings of the question, written independently, looked for names the database does not have",
+            Found::InventedNames => "Another reading of the question, written independently, used a column that does not exist in the schema above",
         }
     }
 
@@ -399,7 +399,7 @@ impl<D: Database + ?Sized, M: Model + ?Sized> Ask<'_, '_, D, M> {
         }
         Ok(names
             .into_iter()
-            .map(|n| format!("a reading of the question reads \"{n}\", which no table, view, schema or column of the database has or nearly names"))
+            .map(|n| format!("it reads \"{n}\", and no table of the schema has a column or table named \"{n}\" or anything close: it does not run"))
             .collect())
     }
 

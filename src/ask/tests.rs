@@ -1482,12 +1482,12 @@ fn a_run_whose_readings_looked_for_a_name_the_database_has_nowhere_is_put_to_the
     let e = run(&mut db(), &mut model, question, json!({"probe": false})).unwrap();
     assert_eq!((e.status(), e.answered(), e.chosen_sql.as_str()), (Status::Unanswerable, false, ""), "{:?}", stages(&e));
     assert!(
-        e.reason().starts_with("the database cannot answer this question (missing data): the database has no place for what the question asks about: the readings of the question looked for what the database has no name for (a reading of the question reads \"agent\", which no table"),
+        e.reason().starts_with("the database cannot answer this question (missing data): the database has no place for what the question asks about: the readings of the question looked for what the database has no name for (it reads \"agent\", and no table of the schema has a column or table named \"agent\" or anything close"),
         "{}",
         e.reason()
     );
     let vote = model.requests.last().unwrap();
-    assert!(vote.messages[1].content.contains(WITH_AUTHORS) && vote.messages[1].content.contains("looked for names the database does not have"), "{}", vote.messages[1].content);
+    assert!(vote.messages[1].content.contains(WITH_AUTHORS) && vote.messages[1].content.contains("used a column that does not exist"), "{}", vote.messages[1].content);
     // the model reads the database as holding it: unverified as before, and the step says so
     let mut model = ScriptedModel::new(replies(text_reply(ANSWERABLE)));
     let e = run(&mut db(), &mut model, question, json!({"probe": false})).unwrap();
