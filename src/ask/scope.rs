@@ -356,17 +356,8 @@ impl<D: Database + ?Sized, M: Model + ?Sized> Ask<'_, '_, D, M> {
                 return Ok(None);
             }
         };
-        let kind = match vote.kind {
-            Some(k @ (scope::Kind::OutsideKnowledge | scope::Kind::GeneralKnowledge)) => k,
-            _ => scope::Kind::MissingData,
-        };
-        let what = match kind {
-            scope::Kind::OutsideKnowledge => "the question needs knowledge the database does not store",
-            scope::Kind::GeneralKnowledge => "the question is about general knowledge, not this database",
-            _ => "the database has no place for what the question asks about",
-        };
-        let lacks = if vote.missing.is_empty() { String::new() } else { format!(" (the model: {})", vote.missing) };
-        let reason = format!("{what}: {} ({}), and the model, shown it, finds nothing in the schema that holds what was asked{lacks}", why.summary(), found.join("; "));
+        let (kind, what) = vote.refusal();
+        let reason = format!("{what}: {} ({}), and the model, shown it, finds nothing in the schema that holds what was asked{}", why.summary(), found.join("; "), vote.lacks());
         let data = json!({"kind": kind, "vote": vote, "found": found, "by": by});
         self.trace.step(Stage::Scope, Status::Unanswerable, reason.clone(), Some(sql.to_string()), data)?;
         Ok(Some((kind, reason)))

@@ -187,6 +187,24 @@ pub struct ModelVote {
     pub missing: String,
 }
 
+impl ModelVote {
+    /// The kind of a refusal this "no" makes when it confirms that something is missing (outside
+    /// or general knowledge when the model names it, missing data otherwise), and how a reason
+    /// opens for that kind.
+    pub fn refusal(&self) -> (Kind, &'static str) {
+        match self.kind {
+            Some(Kind::OutsideKnowledge) => (Kind::OutsideKnowledge, "the question needs knowledge the database does not store"),
+            Some(Kind::GeneralKnowledge) => (Kind::GeneralKnowledge, "the question is about general knowledge, not this database"),
+            _ => (Kind::MissingData, "the database has no place for what the question asks about"),
+        }
+    }
+
+    /// What the model says is missing, as a reason quotes it (` (the model: …)`), or nothing.
+    pub fn lacks(&self) -> String {
+        if self.missing.is_empty() { String::new() } else { format!(" (the model: {})", self.missing) }
+    }
+}
+
 /// The JSON schema of the model's answer.
 pub fn vote_schema() -> Value {
     json!({"type": "object", "properties": {
@@ -272,7 +290,7 @@ pub fn decide(evidence: &Evidence, vote: Option<&ModelVote>) -> Verdict {
             let Some(vote) = vote.filter(|v| !v.answerable) else { return Verdict::Answerable };
             let closest = evidence.closest();
             let close = if closest.is_empty() { String::new() } else { format!("; the closest in the schema: {}", closest.join(", ")) };
-            let lacks = if vote.missing.is_empty() { String::new() } else { format!(" (the model: {})", vote.missing) };
+            let lacks = vote.lacks();
             match suspicion {
                 Suspicion::Unrelated(words) => Verdict::Unanswerable {
                     kind: match vote.kind {
@@ -282,15 +300,7 @@ pub fn decide(evidence: &Evidence, vote: Option<&ModelVote>) -> Verdict {
                     reason: format!("nothing the question names is in this database: no table, column or stored value matches {}{lacks}", quoted(&words)),
                 },
                 Suspicion::Missing(words) => {
-                    let kind = match vote.kind {
-                        Some(k @ (Kind::OutsideKnowledge | Kind::GeneralKnowledge)) => k,
-                        _ => Kind::MissingData,
-                    };
-                    let what = match kind {
-                        Kind::OutsideKnowledge => "the question needs knowledge the database does not store",
-                        Kind::GeneralKnowledge => "the question is about general knowledge, not this database",
-                        _ => "the database has no place for what the question asks about",
-                    };
+                    let (kind, what) = vote.refusal();
                     Verdict::Unanswerable { kind, reason: format!("{what}: no table, column or stored value holds {}{lacks}{close}", quoted(&words)) }
                 }
                 Suspicion::Beyond(..) => unreachable!("decided above"),
