@@ -21,7 +21,7 @@
 //!         stage runs before probing and verification, so the runs here switch those off: the
 //!         refusal is the default's, at the cost of one generation per answered question (whose
 //!         query is judged too, `scope::written`). `--half none`: the answerable questions alone.
-//!     cargo run --release --example answerability -- statuses [--half tune|measure|all|dev|dev2|dev3|train2] [--ids 1,2]
+//!     cargo run --release --example answerability -- statuses [--half tune|measure|all|dev|dev2|dev3|train2|train3] [--ids 1,2]
 //!         the unanswerable questions under the full default (`nl2sql_run` with no options: probing,
 //!         verification, repair, the second reading), each run's final status; TrustSQL's
 //!         reliability score when every status but `error` and `unanswerable` hands SQL over (the
@@ -115,6 +115,13 @@ fn unanswerable_dev_3() -> Vec<Value> {
 /// question of the first train set. Split `train2`.
 fn unanswerable_train_2() -> Vec<Value> {
     load(&format!("{}/bench/data/unanswerable_spider_train_2.json", env!("CARGO_MANIFEST_DIR")))
+}
+
+/// A fifth held-out set: 108 questions over the 54 `tune` databases of `spider_train`, written
+/// (forty-fourth session) before any run of them, once the fourth had been read; none is a question
+/// of the earlier sets. Split `train3`.
+fn unanswerable_train_3() -> Vec<Value> {
+    load(&format!("{}/bench/data/unanswerable_spider_train_3.json", env!("CARGO_MANIFEST_DIR")))
 }
 
 /// Which half a database of the unanswerable set is in.
@@ -404,7 +411,7 @@ fn ask_mode(half: String, out: &mut std::fs::File) {
 /// The unanswerable questions of a half under the full default, and the reliability score of the
 /// two answering policies (every status that holds SQL, or only `ok`).
 fn statuses_mode(half: String, ids: Option<String>, out: &mut std::fs::File) {
-    assert!(["tune", "measure", "all", "dev", "dev2", "dev3", "train2"].contains(&half.as_str()), "--half is tune, measure, all, dev, dev2, dev3 or train2, not {half}");
+    assert!(["tune", "measure", "all", "dev", "dev2", "dev3", "train2", "train3"].contains(&half.as_str()), "--half is tune, measure, all, dev, dev2, dev3, train2 or train3, not {half}");
     // `--ids 12,40`: only those questions of the half (the ones a change can reach, run again to
     // be spliced into a whole run; the summary below is then of these alone)
     let ids: Option<Vec<u64>> = ids.map(|l| l.split(',').map(|i| i.trim().parse().expect("--ids is a comma-separated list of question ids")).collect());
@@ -417,12 +424,14 @@ fn statuses_mode(half: String, ids: Option<String>, out: &mut std::fs::File) {
     // refusal was read off (`bench/data/unanswerable_spider_dev.json`); `dev2`: the second such set,
     // written once the first had been read (`unanswerable_spider_dev_2.json`); `dev3`: the third,
     // written once the second had been read (`unanswerable_spider_dev_3.json`); `train2`: a fourth,
-    // over the `measure` databases of `spider_train` (`unanswerable_spider_train_2.json`)
+    // over the `measure` databases of `spider_train` (`unanswerable_spider_train_2.json`); `train3`:
+    // a fifth, over its `tune` databases (`unanswerable_spider_train_3.json`)
     let (set, prefix) = match half.as_str() {
         "dev" => (unanswerable_dev(), "spider_"),
         "dev2" => (unanswerable_dev_2(), "spider_"),
         "dev3" => (unanswerable_dev_3(), "spider_"),
         "train2" => (unanswerable_train_2(), "train_"),
+        "train3" => (unanswerable_train_3(), "train_"),
         _ => (unanswerable(), "train_"),
     };
     for q in set.iter().filter(|q| half == "all" || q["split"].as_str() == Some(half.as_str())).filter(chosen) {
