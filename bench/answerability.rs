@@ -90,39 +90,20 @@ fn unanswerable() -> Vec<Value> {
     load(&format!("{}/bench/data/unanswerable_spider_train.json", env!("CARGO_MANIFEST_DIR")))
 }
 
-/// The held-out unanswerable set: 104 questions over the 13 `spider` (dev) databases, of the same
-/// four kinds, written in one sitting (forty-first session) before any run of them, on databases
-/// no rule of refusal was read off. Split `dev`.
-fn unanswerable_dev() -> Vec<Value> {
-    load(&format!("{}/bench/data/unanswerable_spider_dev.json", env!("CARGO_MANIFEST_DIR")))
-}
-
-/// The second held-out set: 111 other questions over the same 13 databases, written (forty-second
-/// session) before the rules of that session, once the first had been read. Split `dev2`.
-fn unanswerable_dev_2() -> Vec<Value> {
-    load(&format!("{}/bench/data/unanswerable_spider_dev_2.json", env!("CARGO_MANIFEST_DIR")))
-}
-
-/// The third held-out set: 106 other questions over the same 13 databases, written (forty-third
-/// session) before any run of them and before that session's rules, once the second had been read.
-/// Split `dev3`.
-fn unanswerable_dev_3() -> Vec<Value> {
-    load(&format!("{}/bench/data/unanswerable_spider_dev_3.json", env!("CARGO_MANIFEST_DIR")))
-}
-
-/// A fourth held-out set: 111 questions over the 54 `measure` databases of `spider_train`, written
-/// (forty-fourth session) before any run of them, once the three dev sets had been read; none is a
-/// question of the first train set. Split `train2`.
-fn unanswerable_train_2() -> Vec<Value> {
-    load(&format!("{}/bench/data/unanswerable_spider_train_2.json", env!("CARGO_MANIFEST_DIR")))
-}
-
-/// A fifth held-out set: 108 questions over the 54 `tune` databases of `spider_train`, written
-/// (forty-fourth session) before any run of them, once the fourth had been read; none is a question
-/// of the earlier sets. Split `train3`.
-fn unanswerable_train_3() -> Vec<Value> {
-    load(&format!("{}/bench/data/unanswerable_spider_train_3.json", env!("CARGO_MANIFEST_DIR")))
-}
+/// The held-out unanswerable sets, each written in one sitting before any run of it (see
+/// `bench/data/README.md`): its `--half`, its file under `bench/data/`, and the prefix of its
+/// databases as loaded. `dev`: 104 questions over the 13 `spider` dev databases, on which no rule
+/// of refusal was read (forty-first session); `dev2`, `dev3`: 111 and 106 more over the same
+/// databases, each written once the one before had been read; `train2`: 111 over the 54 `measure`
+/// databases of `spider_train`, written once the three dev sets had been read; `train3`: 108 over
+/// its 54 `tune` databases, written once the fourth had been read and that session's rules written.
+const HELD_OUT: [(&str, &str, &str); 5] = [
+    ("dev", "unanswerable_spider_dev.json", "spider_"),
+    ("dev2", "unanswerable_spider_dev_2.json", "spider_"),
+    ("dev3", "unanswerable_spider_dev_3.json", "spider_"),
+    ("train2", "unanswerable_spider_train_2.json", "train_"),
+    ("train3", "unanswerable_spider_train_3.json", "train_"),
+];
 
 /// Which half a database of the unanswerable set is in.
 fn halves(set: &[Value]) -> BTreeMap<String, String> {
@@ -411,7 +392,8 @@ fn ask_mode(half: String, out: &mut std::fs::File) {
 /// The unanswerable questions of a half under the full default, and the reliability score of the
 /// two answering policies (every status that holds SQL, or only `ok`).
 fn statuses_mode(half: String, ids: Option<String>, out: &mut std::fs::File) {
-    assert!(["tune", "measure", "all", "dev", "dev2", "dev3", "train2", "train3"].contains(&half.as_str()), "--half is tune, measure, all, dev, dev2, dev3, train2 or train3, not {half}");
+    let held_out = HELD_OUT.iter().find(|(name, _, _)| *name == half);
+    assert!(held_out.is_some() || ["tune", "measure", "all"].contains(&half.as_str()), "--half is tune, measure, all or one of the held-out sets ({}), not {half}", HELD_OUT.map(|(name, _, _)| name).join(", "));
     // `--ids 12,40`: only those questions of the half (the ones a change can reach, run again to
     // be spliced into a whole run; the summary below is then of these alone)
     let ids: Option<Vec<u64>> = ids.map(|l| l.split(',').map(|i| i.trim().parse().expect("--ids is a comma-separated list of question ids")).collect());
@@ -420,19 +402,10 @@ fn statuses_mode(half: String, ids: Option<String>, out: &mut std::fs::File) {
     let mut unans: Vec<String> = Vec::new();
     let mut seconds = Vec::new();
     let chosen = |q: &&Value| ids.as_ref().is_none_or(|l| q["id"].as_u64().is_some_and(|i| l.contains(&i)));
-    // `--half dev`: the held-out set written over the 13 `spider` databases, which no rule of
-    // refusal was read off (`bench/data/unanswerable_spider_dev.json`); `dev2`: the second such set,
-    // written once the first had been read (`unanswerable_spider_dev_2.json`); `dev3`: the third,
-    // written once the second had been read (`unanswerable_spider_dev_3.json`); `train2`: a fourth,
-    // over the `measure` databases of `spider_train` (`unanswerable_spider_train_2.json`); `train3`:
-    // a fifth, over its `tune` databases (`unanswerable_spider_train_3.json`)
-    let (set, prefix) = match half.as_str() {
-        "dev" => (unanswerable_dev(), "spider_"),
-        "dev2" => (unanswerable_dev_2(), "spider_"),
-        "dev3" => (unanswerable_dev_3(), "spider_"),
-        "train2" => (unanswerable_train_2(), "train_"),
-        "train3" => (unanswerable_train_3(), "train_"),
-        _ => (unanswerable(), "train_"),
+    // a held-out set (`HELD_OUT`), or a half of the first train set
+    let (set, prefix) = match held_out {
+        Some((_, file, prefix)) => (load(&format!("{}/bench/data/{file}", env!("CARGO_MANIFEST_DIR"))), *prefix),
+        None => (unanswerable(), "train_"),
     };
     for q in set.iter().filter(|q| half == "all" || q["split"].as_str() == Some(half.as_str())).filter(chosen) {
         let db = format!("{prefix}{}", q["db_id"].as_str().unwrap().to_lowercase());
@@ -736,41 +709,57 @@ fn own_value_mode(out: &mut std::fs::File) {
     }
 }
 
+/// The rules that read an answer's query in `invented` mode, as its raw file names them and as its
+/// table's columns say them.
+const ANSWER_RULES: [(&str, &str); 9] = [
+    ("invented", "a value the question does not name"),
+    ("numbers", "a number it does not give"),
+    ("coarser", "a part of a date for a date"),
+    ("many", "a column each has many of"),
+    ("relabelled", "a column relabelled"),
+    ("untimed", "no time for a time asked"),
+    ("who", "quantities for who"),
+    ("thresholds", "a threshold not given"),
+    ("sort_keys", "sort keys holding nothing of what to sort by"),
+];
+
 /// `invented`: the rule of a value the question does not name (`scope::written::invented_values`)
 /// on recorded answers and gold queries, no model, with no value taken as grounded (the value
 /// index's matches are not recorded): an upper bound of the answers it keeps from `ok`.
 fn invented_mode(files: Vec<String>, out: &mut std::fs::File) {
     println!("Benchmark 10 (invented): command: cargo run --release --example answerability -- invented {}", files.join(" "));
     let mut cache = BTreeMap::new();
-    // (source, set, status, right) -> (read, a value not named, a number not given, a part of a date for a date, a child's column for each)
-    let mut tally: BTreeMap<(String, String, String, String), (usize, usize, usize, usize, usize, usize, usize, usize, usize, usize)> = BTreeMap::new();
+    // (source, set, status, right) -> [read, then how many each rule reaches, in ANSWER_RULES' order]
+    let mut tally: BTreeMap<(String, String, String, String), [usize; 1 + ANSWER_RULES.len()]> = BTreeMap::new();
     let mut read_one = |source: &str, set: &str, db: &str, question: &str, sql: &str, status: &str, right: &str, out: &mut std::fs::File| {
         let Ok(checked) = nl2sql_core::sql::check_query(sql) else { return };
-        let invented = nl2sql_core::scope::written::invented_values(&checked.query, catalog(db, &mut cache), question, &[]);
-        let numbers = nl2sql_core::scope::written::invented_numbers(&checked.query, question, &[]);
-        let coarser = nl2sql_core::scope::written::coarser_answers(&checked.query, catalog(db, &mut cache), question);
-        let many = nl2sql_core::scope::written::many_per_each(&checked.query, catalog(db, &mut cache), question);
-        let relabelled = nl2sql_core::scope::written::relabelled_columns(&checked.query, catalog(db, &mut cache), question);
-        let untimed = nl2sql_core::scope::written::untimed_answers(&checked.query, catalog(db, &mut cache), question);
-        let who = nl2sql_core::scope::written::quantities_for_who(&checked.query, catalog(db, &mut cache), question);
-        let thresholds = nl2sql_core::scope::written::assumed_thresholds(&checked.query, question, &[]);
-        let sort_keys = nl2sql_core::scope::written::unheld_sort_keys(&checked.query, catalog(db, &mut cache), question);
+        let q = &checked.query;
+        let invented = nl2sql_core::scope::written::invented_values(q, catalog(db, &mut cache), question, &[]);
+        let numbers = nl2sql_core::scope::written::invented_numbers(q, question, &[]);
+        let coarser = nl2sql_core::scope::written::coarser_answers(q, catalog(db, &mut cache), question);
+        let many = nl2sql_core::scope::written::many_per_each(q, catalog(db, &mut cache), question);
+        let relabelled = nl2sql_core::scope::written::relabelled_columns(q, catalog(db, &mut cache), question);
+        let untimed = nl2sql_core::scope::written::untimed_answers(q, catalog(db, &mut cache), question);
+        let who = nl2sql_core::scope::written::quantities_for_who(q, catalog(db, &mut cache), question);
+        let thresholds = nl2sql_core::scope::written::assumed_thresholds(q, question, &[]);
+        let sort_keys = nl2sql_core::scope::written::unheld_sort_keys(q, catalog(db, &mut cache), question);
+        // each rule's finding as JSON, in ANSWER_RULES' order (`[]` or null: nothing found)
+        let found = [json!(invented), json!(numbers), json!(coarser), json!(many), json!(relabelled), json!(untimed), json!(who), json!(thresholds), json!(sort_keys)];
+        let reached: Vec<bool> = found.iter().map(|f| !(f.is_null() || f.as_array().is_some_and(Vec::is_empty))).collect();
         let e = tally.entry((source.to_string(), set.to_string(), status.to_string(), right.to_string())).or_default();
-        e.0 += 1;
-        if invented.is_empty() && numbers.is_empty() && coarser.is_empty() && many.is_empty() && relabelled.is_empty() && untimed.is_none() && who.is_empty() && thresholds.is_empty() && sort_keys.is_none() {
+        e[0] += 1;
+        if !reached.contains(&true) {
             return;
         }
-        e.1 += usize::from(!invented.is_empty());
-        e.2 += usize::from(!numbers.is_empty());
-        e.3 += usize::from(!coarser.is_empty());
-        e.4 += usize::from(!many.is_empty());
-        e.5 += usize::from(!relabelled.is_empty());
-        e.6 += usize::from(untimed.is_some());
-        e.7 += usize::from(!who.is_empty());
-        e.8 += usize::from(!thresholds.is_empty());
-        e.9 += usize::from(sort_keys.is_some());
-        println!("  [{source} {set} {status} {right}] {question}  {:?} {:?} {:?} {:?} {:?} {:?} {:?} {:?} {:?}  ({sql})", invented, numbers, coarser, many, relabelled, untimed, who, thresholds, sort_keys);
-        writeln!(out, "{}", json!({"source": source, "set": set, "db": db, "question": question, "sql": sql, "status": status, "right": right, "invented": invented, "numbers": numbers, "coarser": coarser, "many": many, "relabelled": relabelled, "untimed": untimed, "who": who, "thresholds": thresholds, "sort_keys": sort_keys})).unwrap();
+        for (i, hit) in reached.iter().enumerate() {
+            e[1 + i] += usize::from(*hit);
+        }
+        println!("  [{source} {set} {status} {right}] {question}  {}  ({sql})", found.iter().map(Value::to_string).collect::<Vec<_>>().join(" "));
+        let mut record = json!({"source": source, "set": set, "db": db, "question": question, "sql": sql, "status": status, "right": right});
+        for ((key, _), f) in ANSWER_RULES.iter().zip(found) {
+            record[*key] = f;
+        }
+        writeln!(out, "{record}").unwrap();
     };
     for file in &files {
         let name = file.rsplit('/').next().unwrap_or(file).to_string();
@@ -800,26 +789,27 @@ fn invented_mode(files: Vec<String>, out: &mut std::fs::File) {
             read_one("gold", set_name, &db, q["question"].as_str().unwrap(), q["gold_pg"].as_str().unwrap_or_default(), "gold", "right", out);
         }
     }
-    let head = "| answers | set | status | right | read | a value the question does not name | a number it does not give | a part of a date for a date | a column each has many of | a column relabelled | no time for a time asked | quantities for who | a threshold not given | sort keys holding nothing of what to sort by |\n|---|---|---|---|---|---|---|---|---|---|---|---|---|---|";
+    let head = format!(
+        "| answers | set | status | right | read | {} |\n|---|---|---|---|---|{}",
+        ANSWER_RULES.iter().map(|(_, title)| *title).collect::<Vec<_>>().join(" | "),
+        "---|".repeat(ANSWER_RULES.len())
+    );
+    let row = |(source, set, status, right): &(String, String, String, String), counts: &[usize; 1 + ANSWER_RULES.len()]| {
+        format!("| {source} | {set} | {status} | {right} | {} |", counts.iter().map(usize::to_string).collect::<Vec<_>>().join(" | "))
+    };
     println!("\n{head}");
-    let mut all: BTreeMap<(String, String, String, String), (usize, usize, usize, usize, usize, usize, usize, usize, usize, usize)> = BTreeMap::new();
-    for ((source, set, status, right), (n, flagged, numbers, coarser, many, relabelled, untimed, who, thresholds, sort_keys)) in &tally {
-        println!("| {source} | {set} | {status} | {right} | {n} | {flagged} | {numbers} | {coarser} | {many} | {relabelled} | {untimed} | {who} | {thresholds} | {sort_keys} |");
+    let mut all: BTreeMap<(String, String, String, String), [usize; 1 + ANSWER_RULES.len()]> = BTreeMap::new();
+    for (key, counts) in &tally {
+        println!("{}", row(key, counts));
+        let (source, set, status, right) = key;
         let source = if source == "gold" { "gold" } else { "every file" };
         let e = all.entry((source.to_string(), set.clone(), status.clone(), right.clone())).or_default();
-        e.0 += n;
-        e.1 += flagged;
-        e.2 += numbers;
-        e.3 += coarser;
-        e.4 += many;
-        e.5 += relabelled;
-        e.6 += untimed;
-        e.7 += who;
-        e.8 += thresholds;
-        e.9 += sort_keys;
+        for (sum, n) in e.iter_mut().zip(counts) {
+            *sum += n;
+        }
     }
     println!("\nAll files together:\n\n{head}");
-    for ((source, set, status, right), (n, flagged, numbers, coarser, many, relabelled, untimed, who, thresholds, sort_keys)) in &all {
-        println!("| {source} | {set} | {status} | {right} | {n} | {flagged} | {numbers} | {coarser} | {many} | {relabelled} | {untimed} | {who} | {thresholds} | {sort_keys} |");
+    for (key, counts) in &all {
+        println!("{}", row(key, counts));
     }
 }

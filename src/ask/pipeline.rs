@@ -627,6 +627,8 @@ impl<D: Database + ?Sized, M: Model + ?Sized> Ask<'_, '_, D, M> {
         // asked; a column of which each thing asked about has many: no attribute of it; a column
         // renamed as what was asked, no time for "when", only quantities for "who", a sort by
         // what holds nothing of what to sort by: another thing
+        // (no vote is asked of a verified example's SQL reused: a curator's answer is the database's)
+        let reused = self.reused(&chosen.sql);
         let mut asked = false;
         if verified && chosen.is_clean() && !chosen.fails {
             if let Ok(checked) = crate::sql::check_query(&chosen.sql) {
@@ -646,8 +648,7 @@ impl<D: Database + ?Sized, M: Model + ?Sized> Ask<'_, '_, D, M> {
                     .chain(self.unheld_sort_keys(&checked.query))
                     .collect();
                 // another thing returned than was asked: does the database hold what was asked?
-                // (not asked of a verified example's SQL: a curator's answer is the database's)
-                if !self.reused(&chosen.sql) {
+                if !reused {
                     if let Some((kind, reason)) = self.answer_scope(&chosen.sql, &another, Found::AnotherThing)? {
                         return self.refuse(kind, reason);
                     }
@@ -660,7 +661,7 @@ impl<D: Database + ?Sized, M: Model + ?Sized> Ask<'_, '_, D, M> {
         // an answer about to end unverified while readings of the question looked for names the
         // database has nowhere, named after the question's words: does the database hold what
         // was asked? (once a run: not when the model was just asked of another thing returned)
-        if verified && !chosen.is_clean() && !chosen.fails && !asked && !self.reused(&chosen.sql) {
+        if verified && !chosen.is_clean() && !chosen.fails && !asked && !reused {
             let invented = self.invented_names()?;
             if let Some((kind, reason)) = self.answer_scope(&chosen.sql, &invented, Found::InventedNames)? {
                 return self.refuse(kind, reason);
