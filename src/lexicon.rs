@@ -412,6 +412,11 @@ pub static BEYOND_DATA: Lazy<Vec<(BeyondData, Regex)>> = Lazy::new(|| {
         // "will have the largest market share in five years": a time ahead counted from now
         (BeyondData::Prediction, r(r"\bwill\b.*\bin\s+(?:a|an|one|two|three|four|five|six|seven|eight|nine|ten|twenty|fifty|a few|several|\d+)\s+(?:days?|weeks?|months?|years?|decades?)\b")),
         (BeyondData::Prediction, r(r"\bwho will win\b|\bwill (?:\w+ ){0,4}(?:win|rise|fall|grow|go up|go down|happen|succeed|fail|quit|drop out)\b")),
+        // "what would happen to the faults if every contract were renewed": a counterfactual, what
+        // would be were things otherwise; the data records only what is ("would" with "if" and a
+        // past subjunctive, in either order: no question of spider_train, spider dev or BIRD dev
+        // has both)
+        (BeyondData::Prediction, r(r"\bwhat would (?:happen|change)\b|\bwould\b[^?]*\bif\b[^?]*\b(?:were|had)\b|\bif\b[^?]*\b(?:were|had)\b[^?]*\bwould\b")),
         (BeyondData::Cause, r(r"^\W*why\b|\bwhy (?:do|does|did|is|are|was|were|have|has|had|would|can)\b")),
         (BeyondData::Cause, r(r"\bwhat (?:causes|caused|makes|made)\b|\b(?:the )?reasons? (?:why|for)\b|\bexplain why\b")),
         // who invented, discovered or founded a thing: no question of spider_train, spider dev or

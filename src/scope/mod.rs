@@ -535,6 +535,9 @@ mod tests {
             "Which hotels are the least welcoming?",
             "Which browser will have the largest market share in five years?",
             "Is the base price of the rooms too high for the market?",
+            "What would happen to sales if every price were cut by half?",
+            "How many visitors would come if the gallery were open on Sundays?",
+            "If the bank had more branches, how many customers would it have?",
         ] {
             assert!(lexicon::beyond_data(q).is_some(), "{q}");
         }
@@ -565,6 +568,9 @@ mod tests {
             "When was the school with the largest enrollment founded?",
             "How many planets were discovered after 1990?",
             "Show the inventory of each store.",
+            // "would" without a condition otherwise, "if" without "would": what is stored
+            "How many players would remain in their position when the team attacked?",
+            "State if they were admitted to hospital.",
         ] {
             assert!(lexicon::beyond_data(q).is_none(), "{q}");
         }
