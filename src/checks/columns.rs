@@ -281,8 +281,14 @@ static WHO_HOLDS: LazyLock<Regex> = LazyLock::new(|| Regex::new(r"^who (?:is|are
 /// The things one request (a lower-case sentence) enumerates, when the sentence is a request.
 fn request_items(sentence: &str) -> Option<Vec<String>> {
     let rest = REQUEST.captures(sentence)?.get(1)?;
+    let mut tokens: Vec<&str> = rest.as_str().split_whitespace().collect();
+    // "show each student's name and age": the things are what follows the owner, whose "each"
+    // would otherwise end the enumeration before it begins
+    if tokens.len() > 2 && ["each", "every", "all"].contains(&tokens[0]) && (tokens[1].ends_with("'s") || tokens[1].ends_with("s'")) {
+        tokens.drain(..2);
+    }
     let mut span = Vec::new();
-    for token in rest.as_str().split_whitespace() {
+    for token in tokens {
         let word = token.trim_matches(|c: char| !c.is_alphanumeric());
         // "both" after the request's first word joins what a verb of the clause takes ("which
         // authors wrote both Dune and Emma"), not the things asked ("list both the id and the name")
@@ -618,6 +624,8 @@ mod tests {
         assert_eq!(requested_items("What is the production budget of each film?"), ["production budget"]);
         assert_eq!(requested_items("Who is the principal investigator of each project?"), ["principal investigator"]);
         assert_eq!(requested_items("Show the dates, places, and names of events."), ["dates", "places", "names"]);
+        assert_eq!(requested_items("Show each student's name and blood type."), ["name", "blood type"]);
+        assert_eq!(requested_items("List every employees' first name."), ["first name"]);
         // every request of the question, in order
         assert_eq!(requested_items("Which city hosts the most? Give its name and population."), ["city hosts most", "name", "population"]);
         // no request: none

@@ -263,7 +263,9 @@ pub fn unanswered_items(query: &Query, catalog: &Catalog, question: &str, unlink
                 || attribute_inside(w, t)
         })
     };
-    let every: Vec<&String> = columns.iter().chain(aliases_given.iter()).collect();
+    // a word of the function's in a name (`average` of `average_duration`) carries nothing asked
+    // ("age" would otherwise abbreviate it)
+    let every: Vec<&String> = columns.iter().chain(aliases_given.iter()).filter(|t| !generic(t)).collect();
     let of_columns: Vec<&String> = columns.iter().collect();
     items
         .into_iter()
@@ -1288,12 +1290,20 @@ const TIME_NAME_WORDS: &[&str] = &[
     "creation", "establishment", "foundation", "founding", "opening", "closing", "inception", "beginning", "finish", "finished",
 ];
 
+/// Words of a column's name that say it holds a duration (`duration`, `length` in minutes,
+/// `milliseconds`).
+const DURATION_NAME_WORDS: &[&str] = &[
+    "duration", "durations", "length", "lengths", "time", "times", "hours", "hour", "minutes", "minute", "mins", "seconds", "second", "secs",
+    "milliseconds", "ms", "days", "weeks", "months", "years", "runtime", "elapsed", "span",
+];
+
 /// The phrase of a question that asks for a time: "when", "since when", "in which year", "what
-/// date", "at what time", at the start of the question.
+/// date", "at what time", at the start of the question; or for a duration: "how long did each
+/// debate last", "how long does the repair take".
 fn asks_for_a_time(question: &str) -> Option<String> {
     static ASKS: once_cell::sync::Lazy<regex::Regex> = once_cell::sync::Lazy::new(|| {
         regex::Regex::new(
-            r"(?i)^\s*(since when|when|(?:(?:in|during|from|since|on|at|by|until) )?(?:what|which) (?:year|years|month|date|dates|day|time|decade|century))\b",
+            r"(?i)^\s*(since when|when|(?:(?:in|during|from|since|on|at|by|until) )?(?:what|which) (?:year|years|month|date|dates|day|time|decade|century)|how long (?:did|does|do|was|were|is|are|will|would)\b[^?]*?\b(?:last|lasted|lasts|take|took|takes))\b",
         )
         .expect("compiles")
     });
@@ -1329,6 +1339,10 @@ fn type_of(catalog: &Catalog, rel: &crate::catalog::RelName, column: &str) -> St
 /// returned))`.
 pub fn untimed_answers(query: &Query, catalog: &Catalog, question: &str) -> Option<(String, Vec<String>)> {
     let asked = asks_for_a_time(question)?;
+    // a duration ("how long did it last") is held by an interval, a column named after one
+    // (`duration`, `length`, `milliseconds`) or a difference (`end_date - start_date`); a date
+    // alone is a moment, no duration
+    let duration = asked.starts_with("how long");
     const TIME_FUNCTIONS: &[&str] = &["extract", "date_part", "date_trunc", "to_char", "to_date", "to_timestamp", "now", "age", "make_date", "strftime", "year", "month", "day"];
     let mut returned: Vec<String> = Vec::new();
     for s in crate::checks::answer_selects(query) {
@@ -1346,6 +1360,9 @@ pub fn untimed_answers(query: &Query, catalog: &Catalog, question: &str) -> Opti
                 if matches!(x, Expr::Extract { .. } | Expr::Interval(_) | Expr::TypedString { .. }) {
                     timely = true;
                 }
+                if duration && matches!(x, Expr::BinaryOp { op: sqlparser::ast::BinaryOperator::Minus, .. }) {
+                    timely = true;
+                }
                 ControlFlow::<()>::Continue(())
             });
             if timely {
@@ -1358,7 +1375,11 @@ pub fn untimed_answers(query: &Query, catalog: &Catalog, question: &str) -> Opti
             for column in columns {
                 let Some((rel, column)) = column else { return None };
                 let type_name = type_of(catalog, &rel, &column);
-                let holds = ["date", "time", "interval"].iter().any(|t| type_name.starts_with(t)) || tokens(&column).iter().any(|t| TIME_NAME_WORDS.contains(&t.as_str()));
+                let holds = if duration {
+                    type_name.starts_with("interval") || tokens(&column).iter().any(|t| DURATION_NAME_WORDS.contains(&t.as_str()))
+                } else {
+                    ["date", "time", "interval"].iter().any(|t| type_name.starts_with(t)) || tokens(&column).iter().any(|t| TIME_NAME_WORDS.contains(&t.as_str()))
+                };
                 if holds {
                     return None;
                 }
@@ -2182,6 +2203,12 @@ mod tests {
         // answered by a name: the holder
         let q = query("SELECT a.name FROM authors AS a JOIN books AS b ON b.author_id = a.author_id");
         assert!(unanswered_items(&q, &catalog, "Who is the editor of each book?", &words(&["editor"])).is_empty());
+        // another measure under the asked one's function: "average" in the alias is no "age"
+        let q = query("SELECT b.title, AVG(b.price) AS average_price FROM books AS b GROUP BY b.title");
+        assert_eq!(unanswered_items(&q, &catalog, "What is the average age of the readers of each book?", &words(&["age", "readers"])).len(), 1);
+        // the items after an owner's "each": the blood type asked, only names returned
+        let q = query("SELECT a.name FROM authors AS a");
+        assert_eq!(unanswered_items(&q, &catalog, "Show each author's name and blood type.", &words(&["blood"])).len(), 1);
         // any word of the thing returned: a column, its table, an alias; by plural, prefix, abbreviation or a misspelling
         for (sql, question, unlinked) in [
             ("SELECT clean_jerk FROM body_builder", "What is the clean and jerk score of the best body builder?", "score"),
@@ -2271,6 +2298,19 @@ mod tests {
         // what the catalog does not resolve, or `*`, may hold one
         assert_eq!(untimed_answers(&query("SELECT t.x FROM (SELECT 1 AS x) t"), &shop, "When was it?"), None);
         assert_eq!(untimed_answers(&query("SELECT * FROM customers"), &shop, "When did each customer join?"), None);
+        // a duration asked: a date alone is a moment, a difference or a duration's name holds one
+        let q = "How long did each order take to arrive?";
+        let (asked, returned) = untimed_answers(&query("SELECT o.order_id, o.ordered_on FROM orders o"), &shop, q).expect("a date for a duration");
+        assert_eq!((asked.as_str(), returned.len()), ("how long did each order take", 2));
+        assert_eq!(untimed_answers(&query("SELECT count(*) FROM orders"), &shop, "How long does an order last?").map(|a| a.1), Some(vec!["count(*)".to_string()]));
+        for sql in ["SELECT o.order_id, now() - o.ordered_on FROM orders o", "SELECT o.order_id, o.ordered_on - o.ordered_on AS days FROM orders o"] {
+            assert_eq!(untimed_answers(&query(sql), &shop, q), None, "{sql}");
+        }
+        let mut timed = bookshop();
+        timed.tables[0].columns.push(crate::catalog::Column { name: "duration".into(), type_name: "integer".into(), nullable: true, comment: None });
+        assert_eq!(untimed_answers(&query("SELECT name, duration FROM authors"), &timed, "How long did each author's career last?"), None);
+        // "how long is": a length, not a time
+        assert_eq!(untimed_answers(&query(names), &shop, "How long is each customer's name?"), None);
         // no time asked
         for q in ["Which customers ordered when it rained?", "What is the name of each customer?", "Which customers ordered this year?"] {
             assert_eq!(untimed_answers(&query(names), &shop, q), None, "{q}");
