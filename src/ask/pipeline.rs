@@ -647,8 +647,14 @@ impl<D: Database + ?Sized, M: Model + ?Sized> Ask<'_, '_, D, M> {
                     .chain(self.quantities_for_who(&checked.query))
                     .chain(self.unheld_sort_keys(&checked.query))
                     .collect();
-                // another thing returned than was asked: does the database hold what was asked?
+                // another thing returned than was asked: does the database hold what was asked? (and
+                // when a reading also looked for a name after the question's words that the database
+                // has nowhere, the two checks agree: no vote)
                 if !reused {
+                    let invented = if another.is_empty() { Vec::new() } else { self.invented_names()? };
+                    if let Some((kind, reason)) = self.agreed_scope(&chosen.sql, &another, &invented)? {
+                        return self.refuse(kind, reason);
+                    }
                     if let Some((kind, reason)) = self.answer_scope(&chosen.sql, &another, Found::AnotherThing)? {
                         return self.refuse(kind, reason);
                     }

@@ -363,6 +363,31 @@ impl<D: Database + ?Sized, M: Model + ?Sized> Ask<'_, '_, D, M> {
         Ok(Some((kind, reason)))
     }
 
+    /// An answer that returns another thing than was asked (`another`, the checks of
+    /// [`Found::AnotherThing`]) in a run whose readings also looked for names the database has
+    /// nowhere, after the question's words (`invented`, [`Self::invented_names`]): two checks of
+    /// the run agree that the database has no place for what was asked, so the run is refused
+    /// without the model's vote (which, shown either finding alone, can read a stand-in as what
+    /// was asked: "When was each manufacturer founded?" answered with `founder` after a reading
+    /// looked for `founded`). Neither check reaches a recorded answerable answer of Benchmark 2 or
+    /// a gold query (docs/benchmarks.md). Nothing when refusal is off or either is empty.
+    pub(super) fn agreed_scope(&mut self, sql: &str, another: &[String], invented: &[String]) -> Result<Option<(scope::Kind, String)>> {
+        if !self.opts.refuse || another.is_empty() || invented.is_empty() {
+            return Ok(None);
+        }
+        let kind = scope::Kind::MissingData;
+        let reason = format!(
+            "the database has no place for what the question asks about: {} ({}), and {} ({})",
+            Found::AnotherThing.summary(),
+            another.join("; "),
+            Found::InventedNames.summary(),
+            invented.join("; ")
+        );
+        let data = json!({"kind": kind, "found": another, "invented": invented, "by": "what the query written returns, and the names the readings looked for"});
+        self.trace.step(Stage::Scope, Status::Unanswerable, reason.clone(), Some(sql.to_string()), data)?;
+        Ok(Some((kind, reason)))
+    }
+
     /// The names the readings of this run looked for and did not find (a query written that
     /// PostgreSQL could not plan, as its steps record: a failed first reading, a repair, a second
     /// reading that does not run), each of which the database has nowhere and is named after a

@@ -636,6 +636,29 @@ fn another_thing_returned_than_was_asked_is_refused_when_the_model_finds_nothing
 }
 
 #[test]
+fn another_thing_returned_after_a_reading_looked_for_a_name_the_database_has_nowhere_is_refused_without_a_vote() {
+    let priced = "SELECT title, price FROM books";
+    let question = "Who is the writer of each book?";
+    // the first reading looks for `writer`, which no table has and the question says; its repair
+    // returns a price for who: the two checks agree, and the model is not asked
+    let db = || ScriptedDb::bookshop().plan_fails("writer", "column \"writer\" does not exist");
+    let mut model = ScriptedModel::new(vec![sql_reply("SELECT title, writer FROM books"), sql_reply(priced)]);
+    let e = run(&mut db(), &mut model, question, json!({"probe": false, "confirm": false})).unwrap();
+    assert_eq!((e.status(), e.answered(), model.requests.len()), (Status::Unanswerable, false, 2), "{:?}", stages(&e));
+    assert!(e.reason().contains("returns another thing than was asked (the question asks who") && e.reason().contains("it reads \"writer\""), "{}", e.reason());
+    let scope = e.steps.iter().filter(|s| s.stage == Stage::Scope).last().unwrap();
+    assert_eq!((scope.sql.as_deref(), scope.data["kind"].clone()), (Some(priced), json!("missing_data")));
+    // refusal off: unverified, nothing asked
+    let mut model = ScriptedModel::new(vec![sql_reply("SELECT title, writer FROM books"), sql_reply(priced)]);
+    let e = run(&mut db(), &mut model, question, json!({"probe": false, "confirm": false, "refuse": false})).unwrap();
+    assert_eq!((e.status(), model.requests.len()), (Status::Unverified, 2));
+    // another thing alone is put to the vote, as before
+    let mut model = ScriptedModel::new(vec![sql_reply(priced), text_reply(ANSWERABLE)]);
+    let e = run(&mut db(), &mut model, question, json!({"probe": false, "confirm": false})).unwrap();
+    assert_eq!((e.status(), model.requests.len()), (Status::Unverified, 2));
+}
+
+#[test]
 fn a_query_the_repair_cannot_make_run_gets_one_fresh_generation_by_another_generator() {
     let bad = "SELECT count(*) FROM books WHERE nosuch";
     let mut db = ScriptedDb::bookshop().plan_fails("nosuch", "column \"nosuch\" does not exist");
