@@ -651,7 +651,7 @@ impl<D: Database + ?Sized, M: Model + ?Sized> Ask<'_, '_, D, M> {
                 // when a reading also looked for a name after the question's words that the database
                 // has nowhere, the two checks agree: no vote)
                 if !reused {
-                    let invented = if another.is_empty() { Vec::new() } else { self.invented_names()? };
+                    let invented = if another.is_empty() { Vec::new() } else { self.names_written_nowhere()? };
                     if let Some((kind, reason)) = self.agreed_scope(&chosen.sql, &another, &invented)? {
                         return self.refuse(kind, reason);
                     }

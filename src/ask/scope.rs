@@ -365,12 +365,13 @@ impl<D: Database + ?Sized, M: Model + ?Sized> Ask<'_, '_, D, M> {
 
     /// An answer that returns another thing than was asked (`another`, the checks of
     /// [`Found::AnotherThing`]) in a run whose readings also looked for names the database has
-    /// nowhere, after the question's words (`invented`, [`Self::invented_names`]): two checks of
+    /// nowhere as written, after the question's words (`invented`, [`Self::names_written_nowhere`]): two checks of
     /// the run agree that the database has no place for what was asked, so the run is refused
     /// without the model's vote (which, shown either finding alone, can read a stand-in as what
     /// was asked: "When was each manufacturer founded?" answered with `founder` after a reading
-    /// looked for `founded`). Neither check reaches a recorded answerable answer of Benchmark 2 or
-    /// a gold query (docs/benchmarks.md). Nothing when refusal is off or either is empty.
+    /// looked for `founded`). The another-thing checks reach no recorded answerable answer of
+    /// Benchmark 2 and no gold query (docs/benchmarks.md), so neither does the pair. Nothing when
+    /// refusal is off or either is empty.
     pub(super) fn agreed_scope(&mut self, sql: &str, another: &[String], invented: &[String]) -> Result<Option<(scope::Kind, String)>> {
         if !self.opts.refuse || another.is_empty() || invented.is_empty() {
             return Ok(None);
@@ -397,6 +398,19 @@ impl<D: Database + ?Sized, M: Model + ?Sized> Ask<'_, '_, D, M> {
     /// place for the pilots asked about. Each step is read alone (a step that also fails on a
     /// name the database has says nothing). Nothing when refusal is off.
     pub(super) fn invented_names(&mut self) -> Result<Vec<String>> {
+        let names = self.looked_for(scope::written::absent_names)?;
+        Ok(names.into_iter().map(|n| format!("it reads \"{n}\", and no table of the schema has a column or table named \"{n}\" or anything close: it does not run")).collect())
+    }
+
+    /// The names of [`Self::invented_names`], absent as written: a name near one the database
+    /// has (`founded` beside `founder`) counts ([`scope::written::absent_names_as_written`]). For
+    /// [`Self::agreed_scope`] only, beside another finding.
+    pub(super) fn names_written_nowhere(&mut self) -> Result<Vec<String>> {
+        let names = self.looked_for(scope::written::absent_names_as_written)?;
+        Ok(names.into_iter().map(|n| format!("it reads \"{n}\", and no table of the schema has a column or table named \"{n}\": it does not run")).collect())
+    }
+
+    fn looked_for(&mut self, absent: fn(&[String], &crate::catalog::Catalog, &str) -> Vec<String>) -> Result<Vec<String>> {
         if !self.opts.refuse {
             return Ok(Vec::new());
         }
@@ -407,16 +421,13 @@ impl<D: Database + ?Sized, M: Model + ?Sized> Ask<'_, '_, D, M> {
         let everything = self.db.catalog()?;
         let mut names: Vec<String> = Vec::new();
         for detail in &failed {
-            for n in scope::written::absent_names(std::slice::from_ref(detail), &everything, self.question.text) {
+            for n in absent(std::slice::from_ref(detail), &everything, self.question.text) {
                 if !names.contains(&n) {
                     names.push(n);
                 }
             }
         }
-        Ok(names
-            .into_iter()
-            .map(|n| format!("it reads \"{n}\", and no table of the schema has a column or table named \"{n}\" or anything close: it does not run"))
-            .collect())
+        Ok(names)
     }
 
     /// A question in the future tense whose query fails or finds no row ([`scope::future`]), or
