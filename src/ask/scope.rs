@@ -280,10 +280,13 @@ impl<D: Database + ?Sized, M: Model + ?Sized> Ask<'_, '_, D, M> {
     /// whether or not refusal is on.
     pub(super) fn untimed_answers(&self, query: &Query) -> Option<String> {
         let (asked, returned) = scope::written::untimed_answers(query, &self.catalog, self.question.text)?;
-        Some(format!(
-            "the question asks \"{asked}\", and nothing it returns holds a time ({}): no column of a date or time type or named after one, no function of time",
-            returned.join(", ")
-        ))
+        // a duration is not held by a date: say what would hold one
+        let (what, holders) = if scope::written::asks_for_a_duration(&asked) {
+            ("a duration", "no interval, no column named after a duration, no difference of two values")
+        } else {
+            ("a time", "no column of a date or time type or named after one, no function of time")
+        };
+        Some(format!("the question asks \"{asked}\", and nothing it returns holds {what} ({}): {holders}", returned.join(", ")))
     }
 
     /// The open problem of an answer that returns only quantities for a question that asks who
@@ -398,19 +401,19 @@ impl<D: Database + ?Sized, M: Model + ?Sized> Ask<'_, '_, D, M> {
     /// place for the pilots asked about. Each step is read alone (a step that also fails on a
     /// name the database has says nothing). Nothing when refusal is off.
     pub(super) fn invented_names(&mut self) -> Result<Vec<String>> {
-        let names = self.looked_for(scope::written::absent_names)?;
-        Ok(names.into_iter().map(|n| format!("it reads \"{n}\", and no table of the schema has a column or table named \"{n}\" or anything close: it does not run")).collect())
+        self.looked_for(scope::written::absent_names, " or anything close")
     }
 
     /// The names of [`Self::invented_names`], absent as written: a name near one the database
     /// has (`founded` beside `founder`) counts ([`scope::written::absent_names_as_written`]). For
     /// [`Self::agreed_scope`] only, beside another finding.
     pub(super) fn names_written_nowhere(&mut self) -> Result<Vec<String>> {
-        let names = self.looked_for(scope::written::absent_names_as_written)?;
-        Ok(names.into_iter().map(|n| format!("it reads \"{n}\", and no table of the schema has a column or table named \"{n}\": it does not run")).collect())
+        self.looked_for(scope::written::absent_names_as_written, "")
     }
 
-    fn looked_for(&mut self, absent: fn(&[String], &crate::catalog::Catalog, &str) -> Vec<String>) -> Result<Vec<String>> {
+    /// The names `absent` finds in the failures the run's steps record, each as a finding that
+    /// says no table has it (`close`: what else it says no table has).
+    fn looked_for(&mut self, absent: fn(&[String], &crate::catalog::Catalog, &str) -> Vec<String>, close: &str) -> Result<Vec<String>> {
         if !self.opts.refuse {
             return Ok(Vec::new());
         }
@@ -427,7 +430,7 @@ impl<D: Database + ?Sized, M: Model + ?Sized> Ask<'_, '_, D, M> {
                 }
             }
         }
-        Ok(names)
+        Ok(names.into_iter().map(|n| format!("it reads \"{n}\", and no table of the schema has a column or table named \"{n}\"{close}: it does not run")).collect())
     }
 
     /// A question in the future tense whose query fails or finds no row ([`scope::future`]), or

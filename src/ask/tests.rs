@@ -551,6 +551,10 @@ fn an_answer_that_returns_no_time_for_a_time_asked_is_not_ok() {
     let timed = "SELECT c.name, o.ordered_on FROM customers c JOIN orders o ON o.customer_id = c.customer_id";
     let e = answered_with(&mut ScriptedDb::bookshop(), timed, "When did each customer order?");
     assert_eq!(e.status(), Status::Ok, "{:?}", e.open_problems);
+    // a date for a duration asked: no duration, and the problem says what would hold one
+    let e = answered_with(&mut ScriptedDb::bookshop(), timed, "How long did each customer's order take?");
+    assert_eq!(e.status(), Status::Unverified, "{:?}", e.open_problems);
+    assert!(e.open_problems[0].contains("nothing it returns holds a duration (customers.name, orders.ordered_on): no interval"), "{}", e.open_problems[0]);
 }
 
 #[test]

@@ -1326,6 +1326,12 @@ fn asks_for_a_time(question: &str) -> Option<String> {
     ASKS.captures(question).map(|c| c[1].to_lowercase())
 }
 
+/// Is the phrase [`untimed_answers`] found one that asks for a duration ("how long did each
+/// debate last"), not a moment?
+pub fn asks_for_a_duration(asked: &str) -> bool {
+    asked.starts_with("how long")
+}
+
 /// The column references of an expression, each resolved through the block's aliases (`None` for
 /// one that does not resolve: a column of a subquery's, a CTE's, an output's alias).
 fn columns_in(e: &Expr, aliases: &std::collections::BTreeMap<String, crate::catalog::RelName>, catalog: &Catalog) -> Vec<Option<(crate::catalog::RelName, String)>> {
@@ -1358,7 +1364,7 @@ pub fn untimed_answers(query: &Query, catalog: &Catalog, question: &str) -> Opti
     // a duration ("how long did it last") is held by an interval, a column named after one
     // (`duration`, `length`, `milliseconds`) or a difference (`end_date - start_date`); a date
     // alone is a moment, no duration
-    let duration = asked.starts_with("how long");
+    let duration = asks_for_a_duration(&asked);
     const TIME_FUNCTIONS: &[&str] = &["extract", "date_part", "date_trunc", "to_char", "to_date", "to_timestamp", "now", "age", "make_date", "strftime", "year", "month", "day"];
     let mut returned: Vec<String> = Vec::new();
     for s in crate::checks::answer_selects(query) {
