@@ -183,6 +183,15 @@ pub fn same_stem(a: &str, b: &str) -> bool {
 /// word (at least 3 letters, the same first letter, its letters in the word in order: `dept`,
 /// `emp`, `crs`, `num`).
 pub fn matches(word: &str, token: &str) -> bool {
+    matches_as_written(word, token) || (token.len() >= 3 && token.len() < word.len() && abbreviates(token, word))
+}
+
+/// [`matches`] without abbreviations: the same word (singular or plural), or one a prefix of the
+/// other, the shorter at least 4 letters. An abbreviation is read for a word that asks for data
+/// ("dept" for "department"); for a word of the lexicon's patterns it would make a pattern read a
+/// schema that never names it (`der`, the rest of `authorder` once `author` is split off, has
+/// the letters of "deserves" in order).
+pub fn matches_as_written(word: &str, token: &str) -> bool {
     if token.len() < 2 {
         return false;
     }
@@ -192,10 +201,7 @@ pub fn matches(word: &str, token: &str) -> bool {
         return true;
     }
     let shorter = w.len().min(t.len());
-    if shorter >= 4 && (w.starts_with(t) || t.starts_with(w)) {
-        return true;
-    }
-    token.len() >= 3 && token.len() < word.len() && abbreviates(token, word)
+    shorter >= 4 && (w.starts_with(t) || t.starts_with(w))
 }
 
 /// A word of a lexicon group, or of the question against a stored value, compared with a token as

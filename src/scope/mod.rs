@@ -98,7 +98,8 @@ impl Evidence {
         let words = words::content_words(question);
         // a pattern whose words name something of the schema reads the schema, not a request for
         // advice: "the recommendations of each incident" where a column stores recommendations
-        // (the pattern's own words are the first and the last of what it matched)
+        // (the pattern's own words are the first and the last of what it matched), named as
+        // written, not abbreviated (`authorder` does not name "deserves")
         // "best" or "worst" is a stored measure only when a column that is no key or code names
         // it ("best_finish", "the worst credit score"): "the best writer" where the authors' table
         // says they are writers, or "the best author" beside `author_id`, ranks by nothing the
@@ -110,7 +111,7 @@ impl Evidence {
             let names_schema = |w: &&str| {
                 !(*kind == BeyondData::Prediction && lexicon::TIME_AHEAD_WORDS.contains(w))
                     && w.len() >= 4
-                    && names.iter().filter(|n| !columns_only || measure(n)).any(|n| n.tokens.iter().any(|t| link::matches(w, t) || link::same_stem(w, t)))
+                    && names.iter().filter(|n| !columns_only || measure(n)).any(|n| n.tokens.iter().any(|t| link::matches_as_written(w, t) || link::same_stem(w, t)))
             };
             !(words.first().is_some_and(names_schema) || words.last().is_some_and(names_schema))
         });
@@ -279,6 +280,10 @@ pub fn decide(evidence: &Evidence, vote: Option<&ModelVote>) -> Verdict {
                 "the question asks for a fact of history (\"{phrase}\"): general knowledge, which no table or column of this database records"
             ),
         },
+        Some(Suspicion::Beyond(BeyondData::Writing, phrase)) => Verdict::Unanswerable {
+            kind: Kind::BeyondData,
+            reason: format!("the question asks for new text to be written (\"{phrase}\"): a query reports what the data holds; it writes no text"),
+        },
         Some(Suspicion::Beyond(kind, phrase)) => Verdict::Unanswerable {
             kind: Kind::BeyondData,
             reason: format!(
@@ -389,6 +394,12 @@ mod tests {
         let q = "Which authors advise more than one other author?";
         assert!(lexicon::beyond_data(q).is_some());
         assert_eq!(Evidence::gather(q, &link::names(&catalog), &[], &mut |_| vec![], 0.6).beyond, None);
+        // a name the schema only abbreviates is none: `authorder` splits into `author` and `der`,
+        // whose letters "deserves" has in order, and still does not name it
+        catalog.tables[0].columns.push(crate::catalog::Column { name: "authorder".into(), type_name: "integer".into(), nullable: true, comment: None });
+        let q = "Which book deserves a prize?";
+        let e = Evidence::gather(q, &link::names(&catalog), &[], &mut |_| vec![], 0.6);
+        assert!(matches!(e.suspicion(), Some(Suspicion::Beyond(BeyondData::Opinion, _))), "{q}: {:?}", e.beyond);
     }
 
     #[test]
@@ -423,6 +434,38 @@ mod tests {
         for q in ["Who invented the most books?", "Who founded the most bookshops?", "List the inventors of books before 1900."] {
             assert!(lexicon::beyond_data(q).is_some(), "{q}");
             assert_eq!(Evidence::gather(q, &names, &[], &mut |_| vec![], 0.6).beyond, None, "{q}");
+        }
+    }
+
+    #[test]
+    fn a_request_to_write_new_text_is_beyond_the_data() {
+        for q in [
+            "Write a catchy tagline for each book.",
+            "Draft a polite reminder email to the customers with the most orders.",
+            "Summarize the content of each book in one sentence.",
+            "Translate the titles of the books into French.",
+            "Compose a short poem about our authors.",
+        ] {
+            let e = evidence(q);
+            assert!(matches!(e.suspicion(), Some(Suspicion::Beyond(BeyondData::Writing, _))), "{q}: {:?}", e.beyond);
+            match decide(&e, None) {
+                Verdict::Unanswerable { kind, reason } => {
+                    assert_eq!(kind, Kind::BeyondData, "{q}");
+                    assert!(reason.starts_with("the question asks for new text to be written (\""), "{reason}");
+                }
+                other => panic!("{q}: {other:?}"),
+            }
+        }
+        // writing as listing, or asking for SQL, is a request for data
+        for q in [
+            "Write down the titles of the books by Austen.",
+            "Write the names of the customers from Paris.",
+            "Write a query that lists the books under 10 euros.",
+            "Write an SQL statement counting the orders of each customer.",
+            "Write a query returning the description of each book.",
+            "Summarize the orders by city.",
+        ] {
+            assert_eq!(lexicon::beyond_data(q), None, "{q}");
         }
     }
 
