@@ -129,6 +129,11 @@ pub(super) struct Ask<'a, 'r, D: Database + ?Sized, M: Model + ?Sized> {
     /// closest to the words. The query written is then judged as further evidence
     /// ([`crate::scope::written`]).
     pub let_through: Option<crate::scope::written::Gap>,
+    /// The verbs and adverbs of the question that the scope stage found linking to nothing
+    /// ("streamed", "recalled"): no evidence that data is missing by themselves, but an answer
+    /// that names its output after one and computes it from what holds none of it presents a
+    /// stand-in ([`Self::unnamed_stand_ins`]).
+    pub soft_unlinked: Vec<String>,
     /// The query of the probe that grounded every value the question names, when it answers the
     /// question rather than looks a value up ([`super::probe::as_answer`]): the candidate, in
     /// place of a generation.
@@ -197,6 +202,7 @@ pub fn ask<D: Database + ?Sized, M: Model + ?Sized>(
         scope,
         readings,
         let_through: None,
+        soft_unlinked: Vec::new(),
         probe_answer: None,
         exchange: None,
     };
@@ -626,7 +632,8 @@ impl<D: Database + ?Sized, M: Model + ?Sized> Ask<'_, '_, D, M> {
         // answer rests on is the model's, not verified; a year for the date asked: less than was
         // asked; a column of which each thing asked about has many: no attribute of it; a column
         // renamed as what was asked, no time for "when", only quantities for "who", a sort by
-        // what holds nothing of what to sort by: another thing
+        // what holds nothing of what to sort by, an output named after a verb the schema names
+        // nowhere and computed from what holds none of it: another thing
         // (no vote is asked of a verified example's SQL reused: a curator's answer is the database's)
         let reused = self.reused(&chosen.sql);
         let mut asked = false;
@@ -646,6 +653,7 @@ impl<D: Database + ?Sized, M: Model + ?Sized> Ask<'_, '_, D, M> {
                     .chain(self.untimed_answers(&checked.query))
                     .chain(self.quantities_for_who(&checked.query))
                     .chain(self.unheld_sort_keys(&checked.query))
+                    .chain(self.unnamed_stand_ins(&checked.query))
                     .collect();
                 // another thing returned than was asked: does the database hold what was asked? (and
                 // when a reading also looked for a name after the question's words that the database

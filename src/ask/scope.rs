@@ -81,6 +81,7 @@ impl<D: Database + ?Sized, M: Model + ?Sized> Ask<'_, '_, D, M> {
             Err(e) => (BTreeMap::new(), Some(format!("names were compared by their words only: no embeddings ({e})"))),
         };
         let evidence = Evidence::gather(self.question.text, &names, &self.value_hits, &mut |w: &str| nearest.get(w).cloned().unwrap_or_default(), MEANING_THRESHOLD);
+        self.soft_unlinked = evidence.links.iter().filter(|l| l.soft && l.to.is_none()).map(|l| l.word.clone()).collect();
         let mut data = json!({"evidence": evidence.to_json(), "note": note});
         let vote = match evidence.suspicion() {
             Some(scope::Suspicion::Missing(unlinked) | scope::Suspicion::Unrelated(unlinked)) => {
@@ -287,6 +288,26 @@ impl<D: Database + ?Sized, M: Model + ?Sized> Ask<'_, '_, D, M> {
             ("a time", "no column of a date or time type or named after one, no function of time")
         };
         Some(format!("the question asks \"{asked}\", and nothing it returns holds {what} ({}): {holders}", returned.join(", ")))
+    }
+
+    /// The open problem of an answer that names an output after a verb or adverb of the question
+    /// that links to nothing, and that no name of the schema holds, while computing it from
+    /// columns that hold none of it ([`scope::written::unnamed_stand_ins`]: `COUNT(*) AS
+    /// stream_count` for "How many times has each song been streamed?", where nothing records a
+    /// stream): it counts another thing under the asked thing's name, so it is not verified
+    /// (`unverified`, not `ok`). The words are the scope stage's links, so with refusal off (no
+    /// scope stage) there are none and nothing is checked.
+    pub(super) fn unnamed_stand_ins(&self, query: &Query) -> Option<String> {
+        let found = scope::written::unnamed_stand_ins(query, &self.catalog, &self.soft_unlinked);
+        if found.is_empty() {
+            return None;
+        }
+        let shown: Vec<String> = found.iter().map(|(alias, expr)| format!("{expr} as \"{alias}\"")).collect();
+        Some(format!(
+            "it presents {}: named after {} of the question, which no table or column of the database names, and computed from what holds none of it",
+            shown.join(", "),
+            quoted(&self.soft_unlinked.iter().filter(|w| found.iter().any(|(a, _)| scope::written::names_word(a, w))).cloned().collect::<Vec<_>>())
+        ))
     }
 
     /// The open problem of an answer that returns only quantities for a question that asks who

@@ -640,6 +640,27 @@ fn another_thing_returned_than_was_asked_is_refused_when_the_model_finds_nothing
 }
 
 #[test]
+fn a_count_named_after_a_verb_the_schema_names_nowhere_is_another_thing() {
+    let counted = "SELECT b.title, COUNT(*) AS download_count FROM books AS b GROUP BY b.title";
+    let question = "How many times has each book been downloaded?";
+    // "downloaded" is a verb that links to nothing: no suspicion before the query, but the query
+    // names its count after it and counts orders; the model, asked, finds nothing that holds it
+    let mut model = far(&["downloaded"], vec![sql_reply(counted), text_reply(r#"{"answerable": false, "kind": "missing_data", "missing": "downloads"}"#)]);
+    let e = run(&mut ScriptedDb::bookshop(), &mut model, question, json!({"probe": false, "repair": false, "confirm": false})).unwrap();
+    assert_eq!((e.status(), e.chosen_sql.as_str()), (Status::Unanswerable, ""));
+    assert!(e.reason().contains("it presents COUNT(*) as \"download_count\": named after \"downloaded\" of the question, which no table or column of the database names"), "{}", e.reason());
+    // the model reads the database as holding it: the open problem stands
+    let mut model = far(&["downloaded"], vec![sql_reply(counted), text_reply(ANSWERABLE)]);
+    let e = run(&mut ScriptedDb::bookshop(), &mut model, question, json!({"probe": false, "repair": false, "confirm": false})).unwrap();
+    assert_eq!((e.status(), e.chosen_sql.as_str()), (Status::Unverified, counted));
+    // a verb the schema names ("ordered", `orders`): the count is the data's
+    let ordered = "SELECT c.name, COUNT(*) AS ordered_count FROM customers AS c JOIN orders AS o ON o.customer_id = c.customer_id GROUP BY c.name";
+    let mut model = far(&["ordered"], vec![sql_reply(ordered)]);
+    let e = run(&mut ScriptedDb::bookshop(), &mut model, "How many times has each customer ordered?", json!({"probe": false, "repair": false, "confirm": false})).unwrap();
+    assert_eq!((e.status(), model.requests.len()), (Status::Ok, 1), "{:?}", e.open_problems);
+}
+
+#[test]
 fn another_thing_returned_after_a_reading_looked_for_a_name_the_database_has_nowhere_is_refused_without_a_vote() {
     let priced = "SELECT title, price FROM books";
     let question = "Who is the writer of each book?";

@@ -710,6 +710,30 @@ pub fn stand_ins(query: &Query, unlinked: &[String]) -> Vec<(String, String)> {
     out
 }
 
+/// The output columns [`stand_ins`] finds named after one of `soft` (a question's verbs and
+/// adverbs that link to nothing, "streamed") where, besides, no table or column of the catalog
+/// holds the word as [`column_holds`] reads names: the schema records nothing of what the output
+/// is named after (`COUNT(*) AS stream_count` where no name has a stream), so the query counts or
+/// computes another thing under its name. A verb the schema names somewhere ("rented" beside a
+/// `rental` table's columns, as a stem) is left alone: the query may have read the wrong table,
+/// which other checks see.
+pub fn unnamed_stand_ins(query: &Query, catalog: &Catalog, soft: &[String]) -> Vec<(String, String)> {
+    let unnamed: Vec<String> = soft
+        .iter()
+        .filter(|w| w.chars().count() >= 4 && !crate::lexicon::GENERIC_WORDS.contains(&w.as_str()))
+        .filter(|w| !catalog.tables.iter().any(|t| t.columns.iter().any(|c| column_holds(w, &t.name, &c.name))))
+        .cloned()
+        .collect();
+    stand_ins(query, &unnamed)
+}
+
+/// Does an output's name (`stream_count`) name `word` as [`stand_ins`] reads it: a word of at
+/// least four letters of it the same word, one a prefix of the other, or the same attribute?
+pub fn names_word(alias: &str, word: &str) -> bool {
+    let w = word.to_lowercase();
+    tokens(alias).iter().any(|t| t.chars().count() >= 4 && (matches(&w, t) || same_attribute(&w, t)))
+}
+
 /// The proper names of the question (phrases as it writes them, [`super::words::proper_name_phrases`])
 /// with a word among `names` (words no stored value holds) that the query leaves out: no word of
 /// the phrase is a word of the schema's names (as the linking matches words), one of the
@@ -1890,6 +1914,23 @@ mod tests {
         let (kind, why) = judge(&q, &bookshop(), "What is the email address of each customer?", &gap(&words(&["email", "address"]), &[], &["customers.name".into()]), &[], &[]).expect("judged");
         assert_eq!(kind, Kind::MissingData);
         assert!(why.contains("\"email_address\"") && why.contains("\"email\", \"address\"") && why.contains("closest in the schema: customers.name"), "{why}");
+    }
+
+    #[test]
+    fn an_output_named_after_a_verb_no_name_of_the_schema_holds_is_a_stand_in() {
+        let catalog = bookshop();
+        // nothing of the bookshop records a download: the count of orders is presented as one
+        let q = query("SELECT b.title, COUNT(*) AS download_count FROM books AS b JOIN orders AS o ON o.order_id = b.book_id GROUP BY b.title");
+        assert_eq!(unnamed_stand_ins(&q, &catalog, &words(&["downloaded"])), [("download_count".to_string(), "COUNT(*)".to_string())]);
+        assert!(names_word("download_count", "downloaded"));
+        // a verb the schema names ("ordered" and `orders`, `ordered_on`): the query's choice, not a stand-in
+        let q = query("SELECT c.name, COUNT(*) AS ordered_count FROM customers AS c JOIN orders AS o ON o.customer_id = c.customer_id GROUP BY c.name");
+        assert!(unnamed_stand_ins(&q, &catalog, &words(&["ordered"])).is_empty());
+        // an output named after nothing the question's verbs say: none
+        let q = query("SELECT b.title, COUNT(*) AS n FROM books AS b GROUP BY b.title");
+        assert!(unnamed_stand_ins(&q, &catalog, &words(&["downloaded"])).is_empty());
+        // no verb left unlinked: none
+        assert!(unnamed_stand_ins(&query("SELECT COUNT(*) AS download_count FROM books"), &catalog, &[]).is_empty());
     }
 
     #[test]
