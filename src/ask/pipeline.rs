@@ -129,11 +129,13 @@ pub(super) struct Ask<'a, 'r, D: Database + ?Sized, M: Model + ?Sized> {
     /// closest to the words. The query written is then judged as further evidence
     /// ([`crate::scope::written`]).
     pub let_through: Option<crate::scope::written::Gap>,
-    /// The verbs and adverbs of the question that the scope stage found linking to nothing
-    /// ("streamed", "recalled"): no evidence that data is missing by themselves, but an answer
-    /// that names its output after one and computes it from what holds none of it presents a
-    /// stand-in ([`Self::unnamed_stand_ins`]).
-    pub soft_unlinked: Vec<String>,
+    /// The words of the question that the scope stage found linking to no name of the schema
+    /// and raised no suspicion with: verbs and adverbs that link to nothing ("streamed",
+    /// "recalled") and words linked only by meaning ("teachers" to `school`, 0.60). No evidence
+    /// that data is missing by themselves, but an answer that names its output after one that no
+    /// name of the schema holds, and computes it from what holds none of it, presents a stand-in
+    /// ([`Self::unnamed_stand_ins`]).
+    pub loose_words: Vec<String>,
     /// The query of the probe that grounded every value the question names, when it answers the
     /// question rather than looks a value up ([`super::probe::as_answer`]): the candidate, in
     /// place of a generation.
@@ -202,7 +204,7 @@ pub fn ask<D: Database + ?Sized, M: Model + ?Sized>(
         scope,
         readings,
         let_through: None,
-        soft_unlinked: Vec::new(),
+        loose_words: Vec::new(),
         probe_answer: None,
         exchange: None,
     };

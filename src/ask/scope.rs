@@ -81,7 +81,15 @@ impl<D: Database + ?Sized, M: Model + ?Sized> Ask<'_, '_, D, M> {
             Err(e) => (BTreeMap::new(), Some(format!("names were compared by their words only: no embeddings ({e})"))),
         };
         let evidence = Evidence::gather(self.question.text, &names, &self.value_hits, &mut |w: &str| nearest.get(w).cloned().unwrap_or_default(), MEANING_THRESHOLD);
-        self.soft_unlinked = evidence.links.iter().filter(|l| l.soft && l.to.is_none()).map(|l| l.word.clone()).collect();
+        self.loose_words = evidence
+            .links
+            .iter()
+            .filter(|l| match &l.to {
+                None => l.soft,
+                Some((_, by)) => *by == link::LinkedBy::Meaning,
+            })
+            .map(|l| l.word.clone())
+            .collect();
         let mut data = json!({"evidence": evidence.to_json(), "note": note});
         let vote = match evidence.suspicion() {
             Some(scope::Suspicion::Missing(unlinked) | scope::Suspicion::Unrelated(unlinked)) => {
@@ -290,15 +298,17 @@ impl<D: Database + ?Sized, M: Model + ?Sized> Ask<'_, '_, D, M> {
         Some(format!("the question asks \"{asked}\", and nothing it returns holds {what} ({}): {holders}", returned.join(", ")))
     }
 
-    /// The open problem of an answer that names an output after a verb or adverb of the question
-    /// that links to nothing, and that no name of the schema holds, while computing it from
-    /// columns that hold none of it ([`scope::written::unnamed_stand_ins`]: `COUNT(*) AS
-    /// stream_count` for "How many times has each song been streamed?", where nothing records a
-    /// stream): it counts another thing under the asked thing's name, so it is not verified
+    /// The open problem of an answer that names an output after a word of the question that
+    /// links to no name of the schema (a verb or adverb linking to nothing, or a word linked only
+    /// by meaning) and that no name of the schema holds, while computing it from columns that hold
+    /// none of it ([`scope::written::unnamed_stand_ins`]: `COUNT(*) AS stream_count` for "How many
+    /// times has each song been streamed?", where nothing records a stream; `COUNT(school_id) AS
+    /// teacher_count` for "How many teachers does each school employ?", "teachers" near `school`
+    /// by meaning only): it counts another thing under the asked thing's name, so it is not verified
     /// (`unverified`, not `ok`). The words are the scope stage's links, so with refusal off (no
     /// scope stage) there are none and nothing is checked.
     pub(super) fn unnamed_stand_ins(&self, query: &Query) -> Option<String> {
-        let found = scope::written::unnamed_stand_ins(query, &self.catalog, &self.soft_unlinked);
+        let found = scope::written::unnamed_stand_ins(query, &self.catalog, &self.loose_words);
         if found.is_empty() {
             return None;
         }
@@ -306,7 +316,7 @@ impl<D: Database + ?Sized, M: Model + ?Sized> Ask<'_, '_, D, M> {
         Some(format!(
             "it presents {}: named after {} of the question, which no table or column of the database names, and computed from what holds none of it",
             shown.join(", "),
-            quoted(&self.soft_unlinked.iter().filter(|w| found.iter().any(|(a, _)| scope::written::names_word(a, w))).cloned().collect::<Vec<_>>())
+            quoted(&self.loose_words.iter().filter(|w| found.iter().any(|(a, _)| scope::written::names_word(a, w))).cloned().collect::<Vec<_>>())
         ))
     }
 

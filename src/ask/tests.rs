@@ -653,6 +653,12 @@ fn a_count_named_after_a_verb_the_schema_names_nowhere_is_another_thing() {
     let mut model = far(&["downloaded"], vec![sql_reply(counted), text_reply(ANSWERABLE)]);
     let e = run(&mut ScriptedDb::bookshop(), &mut model, question, json!({"probe": false, "repair": false, "confirm": false})).unwrap();
     assert_eq!((e.status(), e.chosen_sql.as_str()), (Status::Unverified, counted));
+    // a word linked only by meaning ("downloads", which the scripted embeddings put next to
+    // every name) is as loose: the count named after it is another thing
+    let mut model = ScriptedModel::new(vec![sql_reply(counted), text_reply(ANSWERABLE)]);
+    let e = run(&mut ScriptedDb::bookshop(), &mut model, "How many downloads does each book have?", json!({"probe": false, "repair": false, "confirm": false})).unwrap();
+    assert_eq!(e.status(), Status::Unverified, "{:?}", e.open_problems);
+    assert!(e.open_problems.iter().any(|p| p.contains("named after \"downloads\"")), "{:?}", e.open_problems);
     // a verb the schema names ("ordered", `orders`): the count is the data's
     let ordered = "SELECT c.name, COUNT(*) AS ordered_count FROM customers AS c JOIN orders AS o ON o.customer_id = c.customer_id GROUP BY c.name";
     let mut model = far(&["ordered"], vec![sql_reply(ordered)]);

@@ -105,7 +105,12 @@ impl Evidence {
         // says they are writers, or "the best author" beside `author_id`, ranks by nothing the
         // data holds
         let measure = |n: &link::Name| n.shown.contains('.') && !n.tokens.iter().any(|t| matches!(t.as_str(), "id" | "ids" | "code" | "key"));
+        // new text to be written is asked with a verb and a kind of text, which a schema may well
+        // name ("draft a reminder email" beside an `email_address`): it is never the schema's
         let beyond = lexicon::beyond_data(question).filter(|(kind, phrase)| {
+            if *kind == BeyondData::Writing {
+                return true;
+            }
             let words: Vec<&str> = phrase.split(|c: char| !c.is_alphanumeric()).filter(|w| !w.is_empty()).collect();
             let columns_only = lexicon::best_or_worst(*kind, phrase);
             let names_schema = |w: &&str| {
@@ -456,6 +461,12 @@ mod tests {
                 other => panic!("{q}: {other:?}"),
             }
         }
+        // a kind of text the schema names (customers have an email) is still one to be written
+        let mut catalog = bookshop();
+        catalog.tables[2].columns.push(crate::catalog::Column { name: "email_address".into(), type_name: "text".into(), nullable: true, comment: None });
+        let q = "Draft a polite reminder email to the customers from Paris.";
+        let e = Evidence::gather(q, &link::names(&catalog), &[], &mut |_| vec![], 0.6);
+        assert!(matches!(e.suspicion(), Some(Suspicion::Beyond(BeyondData::Writing, _))), "{q}: {:?}", e.beyond);
         // writing as listing, or asking for SQL, is a request for data
         for q in [
             "Write down the titles of the books by Austen.",

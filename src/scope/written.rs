@@ -710,8 +710,9 @@ pub fn stand_ins(query: &Query, unlinked: &[String]) -> Vec<(String, String)> {
     out
 }
 
-/// The output columns [`stand_ins`] finds named after one of `soft` (a question's verbs and
-/// adverbs that link to nothing, "streamed") where, besides, no table or column of the catalog
+/// The output columns [`stand_ins`] finds named after one of `soft` (a question's words that
+/// link to no name: verbs and adverbs linking to nothing, "streamed", or words linked only by
+/// meaning, "teachers" near `school`) where, besides, no table or column of the catalog
 /// holds the word as [`column_holds`] reads names: the schema records nothing of what the output
 /// is named after (`COUNT(*) AS stream_count` where no name has a stream), so the query counts or
 /// computes another thing under its name. A verb the schema names somewhere ("rented" beside a
