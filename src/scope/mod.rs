@@ -417,18 +417,24 @@ mod tests {
         assert_eq!(evidence("How can authors list their books by genre?").beyond, None);
     }
 
+    /// `q` on the bookshop raises the pattern `beyond` and is refused as `kind`, its reason
+    /// opening with `reason_start`.
+    fn refused_by_pattern(q: &str, beyond: BeyondData, kind: Kind, reason_start: &str) {
+        let e = evidence(q);
+        assert!(matches!(e.suspicion(), Some(Suspicion::Beyond(b, _)) if b == beyond), "{q}: {:?}", e.beyond);
+        match decide(&e, None) {
+            Verdict::Unanswerable { kind: k, reason } => {
+                assert_eq!(k, kind, "{q}");
+                assert!(reason.starts_with(reason_start), "{reason}");
+            }
+            other => panic!("{q}: {other:?}"),
+        }
+    }
+
     #[test]
     fn who_invented_a_thing_is_general_knowledge_unless_the_schema_records_it() {
         for q in ["Who invented the paperback?", "Who first discovered printing?", "Who founded the first bookshop?", "Name the inventor of the e-reader."] {
-            let e = evidence(q);
-            assert!(matches!(e.suspicion(), Some(Suspicion::Beyond(BeyondData::History, _))), "{q}: {:?}", e.beyond);
-            match decide(&e, None) {
-                Verdict::Unanswerable { kind, reason } => {
-                    assert_eq!(kind, Kind::GeneralKnowledge, "{q}");
-                    assert!(reason.starts_with("the question asks for a fact of history (\""), "{reason}");
-                }
-                other => panic!("{q}: {other:?}"),
-            }
+            refused_by_pattern(q, BeyondData::History, Kind::GeneralKnowledge, "the question asks for a fact of history (\"");
         }
         // a column that records it: the question is the schema's ("invented" and `inventor`
         // share a stem, as "founded" and `founder` do)
@@ -451,15 +457,7 @@ mod tests {
             "Translate the titles of the books into French.",
             "Compose a short poem about our authors.",
         ] {
-            let e = evidence(q);
-            assert!(matches!(e.suspicion(), Some(Suspicion::Beyond(BeyondData::Writing, _))), "{q}: {:?}", e.beyond);
-            match decide(&e, None) {
-                Verdict::Unanswerable { kind, reason } => {
-                    assert_eq!(kind, Kind::BeyondData, "{q}");
-                    assert!(reason.starts_with("the question asks for new text to be written (\""), "{reason}");
-                }
-                other => panic!("{q}: {other:?}"),
-            }
+            refused_by_pattern(q, BeyondData::Writing, Kind::BeyondData, "the question asks for new text to be written (\"");
         }
         // a kind of text the schema names (customers have an email) is still one to be written
         let mut catalog = bookshop();
