@@ -284,7 +284,7 @@ const FOREIGN_FUNCTION_WORDS: &[&str] = &[
     "der", "die", "das", "und", "ist", "sind", "welche", "welcher", "wie", "viele", "mit", "für", "von", "nicht", "ein", "eine",
     "einen", "den", "dem", "les", "des", "du", "est", "sont", "quels", "quelles", "quel", "quelle", "et", "pour", "avec", "dans",
     "combien", "qui", "el", "los", "las", "del", "que", "qué", "cuántos", "cuántas", "cuál", "cuáles", "está", "para", "por", "con",
-    "il", "gli", "di", "che", "quanti", "quante", "quali", "della", "dei", "delle", "sono", "os", "dos", "das", "são", "quantos",
+    "il", "gli", "di", "che", "quanti", "quante", "quali", "della", "dei", "delle", "sono", "os", "dos", "são", "quantos",
     "quais",
 ];
 

@@ -634,8 +634,8 @@ impl<D: Database + ?Sized, M: Model + ?Sized> Ask<'_, '_, D, M> {
         // answer rests on is the model's, not verified; a year for the date asked: less than was
         // asked; a column of which each thing asked about has many: no attribute of it; a column
         // renamed as what was asked, no time for "when", only quantities for "who", a sort by
-        // what holds nothing of what to sort by, an output named after a verb the schema names
-        // nowhere and computed from what holds none of it: another thing
+        // what holds nothing of what to sort by, an output named after a loose word the schema
+        // names nowhere and computed from what holds none of it: another thing
         // (no vote is asked of a verified example's SQL reused: a curator's answer is the database's)
         let reused = self.reused(&chosen.sql);
         let mut asked = false;

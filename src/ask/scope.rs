@@ -81,15 +81,7 @@ impl<D: Database + ?Sized, M: Model + ?Sized> Ask<'_, '_, D, M> {
             Err(e) => (BTreeMap::new(), Some(format!("names were compared by their words only: no embeddings ({e})"))),
         };
         let evidence = Evidence::gather(self.question.text, &names, &self.value_hits, &mut |w: &str| nearest.get(w).cloned().unwrap_or_default(), MEANING_THRESHOLD);
-        self.loose_words = evidence
-            .links
-            .iter()
-            .filter(|l| match &l.to {
-                None => l.soft,
-                Some((_, by)) => *by == link::LinkedBy::Meaning,
-            })
-            .map(|l| l.word.clone())
-            .collect();
+        self.loose_words = evidence.loose();
         let mut data = json!({"evidence": evidence.to_json(), "note": note});
         let vote = match evidence.suspicion() {
             Some(scope::Suspicion::Missing(unlinked) | scope::Suspicion::Unrelated(unlinked)) => {

@@ -132,6 +132,21 @@ impl Evidence {
         self.links.iter().filter(|l| l.to.is_none() && !l.soft).collect()
     }
 
+    /// The content words that link to no name of the schema and raise no suspicion: verbs and
+    /// adverbs that link to nothing, and words linked only by meaning. No evidence by themselves;
+    /// an answer that names an output after one may present a stand-in
+    /// ([`written::unnamed_stand_ins`]).
+    pub fn loose(&self) -> Vec<String> {
+        self.links
+            .iter()
+            .filter(|l| match &l.to {
+                None => l.soft,
+                Some((_, by)) => *by == link::LinkedBy::Meaning,
+            })
+            .map(|l| l.word.clone())
+            .collect()
+    }
+
     /// What the evidence alone suggests, if anything.
     pub fn suspicion(&self) -> Option<Suspicion> {
         if let Some((kind, phrase)) = &self.beyond {

@@ -681,12 +681,7 @@ pub fn stand_ins(query: &Query, unlinked: &[String]) -> Vec<(String, String)> {
     each_select(query, &mut |s| {
         for item in &s.projection {
             let SelectItem::ExprWithAlias { expr, alias } = item else { continue };
-            let alias_tokens = tokens(&alias.value);
-            // a word the alias names: the same word, singular or plural, or one a prefix of the other
-            // (no abbreviation, `num` is no word; no shared stem, "directed" in `num_films_directed`
-            // names the films, not the "directors" the question asks about)
-            // or a word of the attribute it names in the lexicon ("minutes" and `duration`)
-            let named: Vec<&String> = words.iter().filter(|w| alias_tokens.iter().any(|t| t.chars().count() >= 4 && (matches(w, t) || same_attribute(w, t)))).collect();
+            let named: Vec<&String> = words.iter().filter(|w| names_word(&alias.value, w)).collect();
             if named.is_empty() {
                 continue;
             }
@@ -728,8 +723,11 @@ pub fn unnamed_stand_ins(query: &Query, catalog: &Catalog, soft: &[String]) -> V
     stand_ins(query, &unnamed)
 }
 
-/// Does an output's name (`stream_count`) name `word` as [`stand_ins`] reads it: a word of at
-/// least four letters of it the same word, one a prefix of the other, or the same attribute?
+/// Does an output's name (`stream_count`) name `word`: a word of at least four letters of it the
+/// same word, singular or plural, or one a prefix of the other (no abbreviation, `num` is no
+/// word; no shared stem, "directed" in `num_films_directed` names the films, not the "directors"
+/// the question asks about), or a word of the attribute it names in the lexicon ("minutes" and
+/// `duration`). [`stand_ins`] reads aliases so.
 pub fn names_word(alias: &str, word: &str) -> bool {
     let w = word.to_lowercase();
     tokens(alias).iter().any(|t| t.chars().count() >= 4 && (matches(&w, t) || same_attribute(&w, t)))
