@@ -635,19 +635,23 @@ impl<D: Database + ?Sized, M: Model + ?Sized> Ask<'_, '_, D, M> {
         // asked; a column of which each thing asked about has many: no attribute of it; a column
         // renamed as what was asked, no time for "when", only quantities for "who", a sort by
         // what holds nothing of what to sort by, an output named after a loose word the schema
-        // names nowhere and computed from what holds none of it: another thing
+        // names nowhere and computed from what holds none of it: another thing, read of every
+        // answer that runs, clean or not (an unverified answer can return another thing too:
+        // "When was each review written?" answered with ratings, unverified for its join)
         // (no vote is asked of a verified example's SQL reused: a curator's answer is the database's)
         let reused = self.reused(&chosen.sql);
-        let mut asked = false;
-        if verified && chosen.is_clean() && !chosen.fails {
+        let was_clean = chosen.is_clean();
+        let mut assumed: Vec<String> = Vec::new();
+        let mut another: Vec<String> = Vec::new();
+        if verified && !chosen.fails {
             if let Ok(checked) = crate::sql::check_query(&chosen.sql) {
-                let assumed: Vec<String> = self
+                assumed = self
                     .assumed_values(&checked.query)
                     .into_iter()
                     .chain(self.assumed_numbers(&checked.query))
                     .chain(self.assumed_thresholds(&checked.query))
                     .collect();
-                let another: Vec<String> = self
+                another = self
                     .coarser_answers(&checked.query)
                     .into_iter()
                     .chain(self.many_per_each(&checked.query))
@@ -657,29 +661,42 @@ impl<D: Database + ?Sized, M: Model + ?Sized> Ask<'_, '_, D, M> {
                     .chain(self.unheld_sort_keys(&checked.query))
                     .chain(self.unnamed_stand_ins(&checked.query))
                     .collect();
-                // another thing returned than was asked: does the database hold what was asked? (and
-                // when a reading also looked for a name after the question's words that the database
-                // has nowhere, the two checks agree: no vote)
-                if !reused {
-                    let invented = if another.is_empty() { Vec::new() } else { self.names_written_nowhere()? };
-                    if let Some((kind, reason)) = self.agreed_scope(&chosen.sql, &another, &invented)? {
-                        return self.refuse(kind, reason);
-                    }
-                    if let Some((kind, reason)) = self.answer_scope(&chosen.sql, &another, Found::AnotherThing)? {
-                        return self.refuse(kind, reason);
-                    }
-                    asked = !another.is_empty();
-                }
-                chosen.problems.extend(assumed);
-                chosen.problems.extend(another);
             }
         }
-        // an answer about to end unverified while readings of the question looked for names the
-        // database has nowhere, named after the question's words: does the database hold what
-        // was asked? (once a run: not when the model was just asked of another thing returned)
+        // another thing returned than was asked, while a reading also looked for a name after the
+        // question's words that the database has nowhere: the two checks agree, no vote
+        if !reused && !another.is_empty() {
+            let invented = self.names_written_nowhere()?;
+            if let Some((kind, reason)) = self.agreed_scope(&chosen.sql, &another, &invented)? {
+                return self.refuse(kind, reason);
+            }
+        }
+        // a clean answer that returns another thing: does the database hold what was asked?
+        let mut asked = false;
+        if was_clean && !reused && !another.is_empty() {
+            if let Some((kind, reason)) = self.answer_scope(&chosen.sql, &another, Found::AnotherThing)? {
+                return self.refuse(kind, reason);
+            }
+            asked = true;
+        }
+        chosen.problems.extend(assumed.iter().cloned());
+        chosen.problems.extend(another.iter().cloned());
+        // an answer about to end unverified, once a run (not when the model was just asked of
+        // another thing returned): readings of the question looked for names the database has
+        // nowhere, named after the question's words; or, when none did, the answer returns
+        // another thing than was asked; or, when it does not, what it keeps rests on a value, a
+        // number or a bound the question does not give ("Which loans have been paid off?" kept as
+        // `loan_type = 'Auto' AND amount = 10000`): does the database hold what was asked?
         if verified && !chosen.is_clean() && !chosen.fails && !asked && !reused {
             let invented = self.invented_names()?;
-            if let Some((kind, reason)) = self.answer_scope(&chosen.sql, &invented, Found::InventedNames)? {
+            let (found, why) = if !invented.is_empty() {
+                (invented, Found::InventedNames)
+            } else if !another.is_empty() {
+                (another, Found::AnotherThing)
+            } else {
+                (assumed, Found::AssumedValues)
+            };
+            if let Some((kind, reason)) = self.answer_scope(&chosen.sql, &found, why)? {
                 return self.refuse(kind, reason);
             }
         }

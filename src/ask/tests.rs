@@ -640,6 +640,68 @@ fn another_thing_returned_than_was_asked_is_refused_when_the_model_finds_nothing
 }
 
 #[test]
+fn an_unverified_answer_that_returns_another_thing_is_put_to_the_vote_too() {
+    // "the 3 newest" is not kept (no ORDER BY, no LIMIT): unverified before the
+    // another-thing checks; it also returns a price for who: the model is asked, and its no refuses
+    let priced = "SELECT title, price FROM books";
+    let question = "Who wrote each book? Show the 3 newest.";
+    let options = json!({"probe": false, "repair": false, "confirm": false});
+    let mut model = ScriptedModel::new(vec![sql_reply(priced), text_reply(r#"{"answerable": false, "kind": "missing_data", "missing": "the writers"}"#)]);
+    let e = run(&mut ScriptedDb::bookshop(), &mut model, question, options.clone()).unwrap();
+    assert_eq!((e.status(), e.chosen_sql.as_str(), model.requests.len()), (Status::Unanswerable, "", 2), "{:?}", stages(&e));
+    assert!(e.reason().contains("the query written for it returns another thing than was asked (the question asks who"), "{}", e.reason());
+    assert_eq!(steps_of(&e, Stage::Verify), ["violations"]);
+    // the model reads the database as holding it: unverified, with the constraint's problem and
+    // the check's, and the scope step says the open problems stand
+    let mut model = ScriptedModel::new(vec![sql_reply(priced), text_reply(ANSWERABLE)]);
+    let e = run(&mut ScriptedDb::bookshop(), &mut model, question, options.clone()).unwrap();
+    assert_eq!((e.status(), e.chosen_sql.as_str()), (Status::Unverified, priced));
+    assert!(e.open_problems.len() >= 2 && e.open_problems.last().unwrap().starts_with("the question asks who, and what it returns for that is books.price"), "{:?}", e.open_problems);
+    assert!(e.steps.iter().filter(|s| s.stage == Stage::Scope).last().unwrap().detail.ends_with("the open problems stand"));
+    // refusal off: the check's problem is listed, nothing asked
+    let mut model = ScriptedModel::new(vec![sql_reply(priced)]);
+    let e = run(&mut ScriptedDb::bookshop(), &mut model, question, json!({"probe": false, "repair": false, "confirm": false, "refuse": false})).unwrap();
+    assert_eq!((e.status(), model.requests.len()), (Status::Unverified, 1));
+    assert!(e.open_problems.iter().any(|p| p.starts_with("the question asks who")), "{:?}", e.open_problems);
+    // an unverified answer that returns what was asked: no vote
+    let named = "SELECT b.title, a.name FROM books b JOIN authors a ON a.author_id = b.author_id";
+    let mut model = ScriptedModel::new(vec![sql_reply(named)]);
+    let e = run(&mut ScriptedDb::bookshop(), &mut model, question, options).unwrap();
+    assert_eq!((e.status(), model.requests.len()), (Status::Unverified, 1), "{:?}", e.open_problems);
+}
+
+#[test]
+fn an_answer_that_rests_on_a_value_the_question_does_not_give_is_put_to_the_vote() {
+    // "famous" is kept as a country the model chose: unverified, and the model is asked whether
+    // the database holds what was asked; its no refuses
+    let assumed = "SELECT name FROM authors WHERE country = 'Nigeria'";
+    let question = "Which authors are famous?";
+    let options = json!({"probe": false, "repair": false, "confirm": false});
+    let mut model = ScriptedModel::new(vec![sql_reply(assumed), text_reply(r#"{"answerable": false, "kind": "missing_data", "missing": "fame"}"#)]);
+    let e = run(&mut ScriptedDb::bookshop(), &mut model, question, options.clone()).unwrap();
+    assert_eq!((e.status(), e.chosen_sql.as_str(), model.requests.len()), (Status::Unanswerable, "", 2), "{:?}", stages(&e));
+    assert!(e.reason().contains("the query written for it rests on a value the question does not give (it compares authors.country = 'Nigeria'"), "{}", e.reason());
+    let vote = model.requests.last().unwrap();
+    assert!(vote.messages[1].content.contains("rests on a value the question does not give, chosen by whoever wrote the query"), "{}", vote.messages[1].content);
+    let scope = e.steps.iter().filter(|s| s.stage == Stage::Scope).last().unwrap();
+    assert_eq!((scope.sql.as_deref(), scope.data["by"].clone()), (Some(assumed), json!("the values the query written rests on, and the model")));
+    // the model reads the database as holding it: unverified, the open problem stands
+    let mut model = ScriptedModel::new(vec![sql_reply(assumed), text_reply(ANSWERABLE)]);
+    let e = run(&mut ScriptedDb::bookshop(), &mut model, question, options.clone()).unwrap();
+    assert_eq!((e.status(), e.chosen_sql.as_str()), (Status::Unverified, assumed));
+    assert!(e.open_problems[0].starts_with("it compares authors.country = 'Nigeria', a value the question does not name"), "{:?}", e.open_problems);
+    // a question that names the value: verified, nothing asked
+    let mut model = ScriptedModel::new(vec![sql_reply(assumed)]);
+    let e = run(&mut ScriptedDb::bookshop(), &mut model, "Which authors are from Nigeria?", options.clone()).unwrap();
+    assert_eq!((e.status(), model.requests.len()), (Status::Ok, 1));
+    // an answer unverified for another reason that also rests on such a value: asked too
+    let limited = "SELECT name FROM authors WHERE country = 'Nigeria' LIMIT 2";
+    let mut model = ScriptedModel::new(vec![sql_reply(limited), text_reply(r#"{"answerable": false, "kind": "missing_data", "missing": "fame"}"#)]);
+    let e = run(&mut ScriptedDb::bookshop(), &mut model, "Which 3 authors are famous?", options).unwrap();
+    assert_eq!((e.status(), model.requests.len()), (Status::Unanswerable, 2), "{:?}", stages(&e));
+}
+
+#[test]
 fn a_count_named_after_a_verb_the_schema_names_nowhere_is_another_thing() {
     let counted = "SELECT b.title, COUNT(*) AS download_count FROM books AS b GROUP BY b.title";
     let question = "How many times has each book been downloaded?";
