@@ -52,6 +52,10 @@
 //!         query reads, or a neighbour, in any case): a name held is not a gap. The same for the
 //!         rule of a name the query writes only part of (`scope::written::partly_written_names`).
 //!
+//!     cargo run --release --example answerability -- patterns
+//!         the lexicon's patterns of questions beyond the data on the 7,496 answerable questions
+//!         of spider, spider_train and BIRD dev (each one matched printed) and on every
+//!         unanswerable set, by kind; no database, no model
 //!     cargo run --release --example answerability -- invented [FILE...]
 //!         no model: which answers compare a value the question does not name
 //!         (`scope::written::invented_values`, the rule that keeps such an answer from `ok`), and
@@ -201,7 +205,8 @@ fn main() {
         "replay" => replay_mode(args.iter().skip(1).filter(|a| !a.starts_with("--")).cloned().collect(), &mut out),
         "unplaced" => unplaced_mode(args.iter().skip(1).filter(|a| !a.starts_with("--")).cloned().collect(), &mut out),
         "invented" => invented_mode(args.iter().skip(1).filter(|a| !a.starts_with("--")).cloned().collect(), &mut out),
-        other => panic!("unknown mode {other} (evidence, ask, statuses, own_value, replay, unplaced, invented)"),
+        "patterns" => patterns_mode(&mut out),
+        other => panic!("unknown mode {other} (evidence, ask, statuses, own_value, replay, unplaced, invented, patterns)"),
     }
     println!("raw results: {out_path}");
 }
@@ -712,6 +717,45 @@ fn own_value_mode(out: &mut std::fs::File) {
             writeln!(out, "{}", json!({"set": set_name, "db": db, "question": question, "gold": sql, "values": values, "refused": refuses})).unwrap();
         }
         println!("{set_name}: {read} gold queries read, {shaped} of the shape, {refused} the data would refuse");
+    }
+}
+
+/// `patterns`: the lexicon's patterns of questions beyond the data (`lexicon::beyond_data`, before
+/// the schema's exemptions) on every answerable question of `spider`, `spider_train` and BIRD dev
+/// (7,496, each printed when one matches: a pattern that matches an answerable question refuses it
+/// unless its words name the schema) and on every unanswerable set, by kind. No database, no model.
+fn patterns_mode(out: &mut std::fs::File) {
+    println!("Benchmark 10 (patterns): command: cargo run --release --example answerability -- patterns");
+    let mut tally: BTreeMap<(String, String), (usize, BTreeMap<String, usize>)> = BTreeMap::new();
+    let mut read = |set: &str, kind: &str, id: &Value, question: &str, out: &mut std::fs::File| {
+        let e = tally.entry((set.to_string(), kind.to_string())).or_default();
+        e.0 += 1;
+        let Some((beyond, phrase)) = nl2sql_core::lexicon::beyond_data(question) else { return };
+        let name = serde_json::to_value(beyond).unwrap().as_str().unwrap_or_default().to_string();
+        *e.1.entry(name.clone()).or_default() += 1;
+        if kind == "answerable" {
+            println!("  [{set}] {question}  ({name}: \"{phrase}\")");
+        }
+        writeln!(out, "{}", json!({"set": set, "kind": kind, "id": id, "question": question, "pattern": name, "phrase": phrase})).unwrap();
+    };
+    for set in ["spider", "spider_train", "bird_dev"] {
+        for q in load(&format!("{}/{set}/questions.json", data_dir())) {
+            read(set, "answerable", &Value::Null, q["question"].as_str().unwrap_or_default(), out);
+        }
+    }
+    let dir = format!("{}/bench/data", env!("CARGO_MANIFEST_DIR"));
+    let mut files: Vec<String> = std::fs::read_dir(&dir).unwrap().filter_map(|e| e.ok()?.file_name().into_string().ok()).filter(|f| f.starts_with("unanswerable_")).collect();
+    files.sort();
+    for file in files {
+        for q in load(&format!("{dir}/{file}")) {
+            read(file.trim_end_matches(".json"), q["kind"].as_str().unwrap_or("-"), &q["id"], q["question"].as_str().unwrap_or_default(), out);
+        }
+    }
+    println!("\n| set | kind | questions | matched | by pattern |\n|---|---|---|---|---|");
+    for ((set, kind), (n, by)) in &tally {
+        let matched: usize = by.values().sum();
+        let named = by.iter().map(|(k, v)| format!("{k} {v}")).collect::<Vec<_>>().join(", ");
+        println!("| {set} | {kind} | {n} | {matched} | {named} |");
     }
 }
 
