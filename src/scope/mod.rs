@@ -107,17 +107,27 @@ impl Evidence {
         let measure = |n: &link::Name| n.shown.contains('.') && !n.tokens.iter().any(|t| matches!(t.as_str(), "id" | "ids" | "code" | "key"));
         // new text to be written is asked with a verb and a kind of text, which a schema may well
         // name ("draft a reminder email" beside an `email_address`): it is never the schema's
+        // a definition asked is the schema's when any word of the term names it ("What does the
+        // abbreviation UAL stand for?" beside an `abbreviation` column), the words of asking aside
         let beyond = lexicon::beyond_data(question).filter(|(kind, phrase)| {
             if *kind == BeyondData::Writing {
                 return true;
             }
             let words: Vec<&str> = phrase.split(|c: char| !c.is_alphanumeric()).filter(|w| !w.is_empty()).collect();
+            let words: Vec<&str> = if *kind == BeyondData::Definition {
+                words.into_iter().filter(|w| !lexicon::DEFINITION_FRAME.contains(w)).collect()
+            } else {
+                words
+            };
             let columns_only = lexicon::best_or_worst(*kind, phrase);
             let names_schema = |w: &&str| {
                 !(*kind == BeyondData::Prediction && lexicon::TIME_AHEAD_WORDS.contains(w))
                     && w.len() >= 4
                     && names.iter().filter(|n| !columns_only || measure(n)).any(|n| n.tokens.iter().any(|t| link::matches_as_written(w, t) || link::same_stem(w, t)))
             };
+            if *kind == BeyondData::Definition {
+                return !words.iter().any(|w| names_schema(w));
+            }
             !(words.first().is_some_and(names_schema) || words.last().is_some_and(names_schema))
         });
         let unmatched_names = words::proper_names(question)
@@ -300,6 +310,12 @@ pub fn decide(evidence: &Evidence, vote: Option<&ModelVote>) -> Verdict {
                 "the question asks for a fact of history (\"{phrase}\"): general knowledge, which no table or column of this database records"
             ),
         },
+        Some(Suspicion::Beyond(BeyondData::Definition, phrase)) => Verdict::Unanswerable {
+            kind: Kind::GeneralKnowledge,
+            reason: format!(
+                "the question asks what a word or an abbreviation means (\"{phrase}\"): general knowledge, which no table or column of this database records"
+            ),
+        },
         Some(Suspicion::Beyond(BeyondData::Writing, phrase)) => Verdict::Unanswerable {
             kind: Kind::BeyondData,
             reason: format!("the question asks for new text to be written (\"{phrase}\"): a query reports what the data holds; it writes no text"),
@@ -464,6 +480,37 @@ mod tests {
     }
 
     #[test]
+    fn a_definition_asked_is_general_knowledge_unless_the_schema_names_the_term() {
+        for q in [
+            "What is a mortgage?",
+            "what's an ebook",
+            "What does the abbreviation ISBN stand for?",
+            "What does HTML mean?",
+            "Define the term royalty.",
+            "What is meant by a first edition?",
+        ] {
+            refused_by_pattern(q, BeyondData::Definition, Kind::GeneralKnowledge, "the question asks what a word or an abbreviation means (\"");
+        }
+        // a term the schema names is the schema's (here `authors` and `city`)
+        let names = link::names(&bookshop());
+        for q in ["What is an author?", "What does the abbreviation city stand for?"] {
+            assert!(matches!(lexicon::beyond_data(q), Some((BeyondData::Definition, _))), "{q}");
+            assert_eq!(Evidence::gather(q, &names, &[], &mut |_| vec![], 0.6).beyond, None, "{q}");
+        }
+        // questions of the data: not definitions
+        for q in [
+            "What is the price of each book?",
+            "What is a book's average price?",
+            "What is an author's most recent book in 2020?",
+            "What are the names of the authors?",
+            "What does each customer order most often?",
+            "Define a list of books under 10 euros by title.",
+        ] {
+            assert!(!matches!(lexicon::beyond_data(q), Some((BeyondData::Definition, _))), "{q}");
+        }
+    }
+
+    #[test]
     fn a_request_to_write_new_text_is_beyond_the_data() {
         for q in [
             "Write a catchy tagline for each book.",
@@ -605,6 +652,10 @@ mod tests {
             "What would happen to sales if every price were cut by half?",
             "How many visitors would come if the gallery were open on Sundays?",
             "If the bank had more branches, how many customers would it have?",
+            "Which catalog entries would sell better at a lower price?",
+            "Which stores would earn more with longer opening hours?",
+            "Which gymnast has the most graceful floor routine?",
+            "Which song has the least colourful arrangement?",
         ] {
             assert!(lexicon::beyond_data(q).is_some(), "{q}");
         }
