@@ -29,8 +29,6 @@ pub(super) enum Found {
     AnotherThing,
     /// Readings of the question looked for names the database has nowhere.
     InventedNames,
-    /// The query rests on a value, a number or a bound the question does not give.
-    AssumedValues,
 }
 
 impl Found {
@@ -39,7 +37,6 @@ impl Found {
         match self {
             Found::AnotherThing => "A check of that query found that it returns another thing than what the question asks for",
             Found::InventedNames => "Another reading of the question, written independently, used a column that does not exist in the schema above",
-            Found::AssumedValues => "A check of that query found that what it keeps rests on a value the question does not give, chosen by whoever wrote the query",
         }
     }
 
@@ -48,7 +45,6 @@ impl Found {
         match self {
             Found::AnotherThing => "the query written for it returns another thing than was asked",
             Found::InventedNames => "the readings of the question looked for what the database has no name for",
-            Found::AssumedValues => "the query written for it rests on a value the question does not give",
         }
     }
 
@@ -57,7 +53,6 @@ impl Found {
         match self {
             Found::AnotherThing => "what the query written returns, and the model",
             Found::InventedNames => "the names the readings looked for, and the model",
-            Found::AssumedValues => "the values the query written rests on, and the model",
         }
     }
 }

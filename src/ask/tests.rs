@@ -671,34 +671,16 @@ fn an_unverified_answer_that_returns_another_thing_is_put_to_the_vote_too() {
 }
 
 #[test]
-fn an_answer_that_rests_on_a_value_the_question_does_not_give_is_put_to_the_vote() {
-    // "famous" is kept as a country the model chose: unverified, and the model is asked whether
-    // the database holds what was asked; its no refuses
-    let assumed = "SELECT name FROM authors WHERE country = 'Nigeria'";
-    let question = "Which authors are famous?";
-    let options = json!({"probe": false, "repair": false, "confirm": false});
-    let mut model = ScriptedModel::new(vec![sql_reply(assumed), text_reply(r#"{"answerable": false, "kind": "missing_data", "missing": "fame"}"#)]);
-    let e = run(&mut ScriptedDb::bookshop(), &mut model, question, options.clone()).unwrap();
-    assert_eq!((e.status(), e.chosen_sql.as_str(), model.requests.len()), (Status::Unanswerable, "", 2), "{:?}", stages(&e));
-    assert!(e.reason().contains("the query written for it rests on a value the question does not give (it compares authors.country = 'Nigeria'"), "{}", e.reason());
-    let vote = model.requests.last().unwrap();
-    assert!(vote.messages[1].content.contains("rests on a value the question does not give, chosen by whoever wrote the query"), "{}", vote.messages[1].content);
-    let scope = e.steps.iter().filter(|s| s.stage == Stage::Scope).last().unwrap();
-    assert_eq!((scope.sql.as_deref(), scope.data["by"].clone()), (Some(assumed), json!("the values the query written rests on, and the model")));
-    // the model reads the database as holding it: unverified, the open problem stands
-    let mut model = ScriptedModel::new(vec![sql_reply(assumed), text_reply(ANSWERABLE)]);
-    let e = run(&mut ScriptedDb::bookshop(), &mut model, question, options.clone()).unwrap();
-    assert_eq!((e.status(), e.chosen_sql.as_str()), (Status::Unverified, assumed));
-    assert!(e.open_problems[0].starts_with("it compares authors.country = 'Nigeria', a value the question does not name"), "{:?}", e.open_problems);
-    // a question that names the value: verified, nothing asked
-    let mut model = ScriptedModel::new(vec![sql_reply(assumed)]);
-    let e = run(&mut ScriptedDb::bookshop(), &mut model, "Which authors are from Nigeria?", options.clone()).unwrap();
-    assert_eq!((e.status(), model.requests.len()), (Status::Ok, 1));
-    // an answer unverified for another reason that also rests on such a value: asked too
+fn an_answer_unverified_for_another_reason_lists_a_value_the_question_does_not_give_and_asks_no_vote() {
+    // "3" is not kept (LIMIT 2, which a mechanical fix takes off): unverified before the value
+    // check; the country the model chose is listed too, and with refusal on no vote is asked of it
     let limited = "SELECT name FROM authors WHERE country = 'Nigeria' LIMIT 2";
-    let mut model = ScriptedModel::new(vec![sql_reply(limited), text_reply(r#"{"answerable": false, "kind": "missing_data", "missing": "fame"}"#)]);
-    let e = run(&mut ScriptedDb::bookshop(), &mut model, "Which 3 authors are famous?", options).unwrap();
-    assert_eq!((e.status(), model.requests.len()), (Status::Unanswerable, 2), "{:?}", stages(&e));
+    let mut model = ScriptedModel::new(vec![sql_reply(limited)]);
+    let e = run(&mut ScriptedDb::bookshop(), &mut model, "Which 3 authors are famous?", json!({"probe": false, "repair": false, "confirm": false})).unwrap();
+    assert_eq!((e.status(), model.requests.len()), (Status::Unverified, 1), "{:?}", stages(&e));
+    assert!(e.chosen_sql.contains("country = 'Nigeria'"), "{}", e.chosen_sql);
+    assert!(e.open_problems.iter().any(|p| p.starts_with("it compares authors.country = 'Nigeria', a value the question does not name")), "{:?}", e.open_problems);
+    assert_eq!(steps_of(&e, Stage::Scope), ["ok"], "the scope stage's step only");
 }
 
 #[test]
