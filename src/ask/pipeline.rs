@@ -136,6 +136,9 @@ pub(super) struct Ask<'a, 'r, D: Database + ?Sized, M: Model + ?Sized> {
     /// name of the schema holds, and computes it from what holds none of it, presents a stand-in
     /// ([`Self::unnamed_stand_ins`]).
     pub loose_words: Vec<String>,
+    /// Every relation the caller can read, in every schema, read again only when a later check
+    /// of the run needs it ([`Self::whole_catalog`]), and then once.
+    pub whole: Option<Catalog>,
     /// The query of the probe that grounded every value the question names, when it answers the
     /// question rather than looks a value up ([`super::probe::as_answer`]): the candidate, in
     /// place of a generation.
@@ -205,6 +208,7 @@ pub fn ask<D: Database + ?Sized, M: Model + ?Sized>(
         readings,
         let_through: None,
         loose_words: Vec::new(),
+        whole: None,
         probe_answer: None,
         exchange: None,
     };
@@ -672,12 +676,11 @@ impl<D: Database + ?Sized, M: Model + ?Sized> Ask<'_, '_, D, M> {
             }
         }
         // a clean answer that returns another thing: does the database hold what was asked?
-        let mut asked = false;
-        if was_clean && !reused && !another.is_empty() {
+        let asked = was_clean && !reused && !another.is_empty();
+        if asked {
             if let Some((kind, reason)) = self.answer_scope(&chosen.sql, &another, Found::AnotherThing)? {
                 return self.refuse(kind, reason);
             }
-            asked = true;
         }
         chosen.problems.extend(assumed);
         chosen.problems.extend(another.iter().cloned());

@@ -434,6 +434,17 @@ impl<D: Database + ?Sized, M: Model + ?Sized> Ask<'_, '_, D, M> {
         self.looked_for(scope::written::absent_names_as_written, "")
     }
 
+    /// Every relation the caller can read, in every schema: read from the database the first
+    /// time a check of the run asks for it (the run's own catalog may hold only the schemas the
+    /// question was linked to), kept for the others.
+    fn whole_catalog(&mut self) -> Result<&crate::catalog::Catalog> {
+        let whole = match self.whole.take() {
+            Some(whole) => whole,
+            None => self.db.catalog()?,
+        };
+        Ok(self.whole.insert(whole))
+    }
+
     /// The names `absent` finds in the failures the run's steps record, each as a finding that
     /// says no table has it (`close`: what else it says no table has).
     fn looked_for(&mut self, absent: fn(&[String], &crate::catalog::Catalog, &str) -> Vec<String>, close: &str) -> Result<Vec<String>> {
@@ -444,10 +455,11 @@ impl<D: Database + ?Sized, M: Model + ?Sized> Ask<'_, '_, D, M> {
         if failed.is_empty() {
             return Ok(Vec::new());
         }
-        let everything = self.db.catalog()?;
+        let question = self.question.text;
+        let everything = self.whole_catalog()?;
         let mut names: Vec<String> = Vec::new();
         for detail in &failed {
-            for n in absent(std::slice::from_ref(detail), &everything, self.question.text) {
+            for n in absent(std::slice::from_ref(detail), everything, question) {
                 if !names.contains(&n) {
                     names.push(n);
                 }
@@ -498,8 +510,8 @@ impl<D: Database + ?Sized, M: Model + ?Sized> Ask<'_, '_, D, M> {
         if !self.opts.refuse || !chosen.fails {
             return Ok(None);
         }
-        let everything = self.db.catalog()?;
-        let absent = scope::written::absent_names(&chosen.problems, &everything, self.question.text);
+        let question = self.question.text;
+        let absent = scope::written::absent_names(&chosen.problems, self.whole_catalog()?, question);
         if absent.is_empty() {
             return Ok(None);
         }

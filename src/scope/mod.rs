@@ -114,11 +114,6 @@ impl Evidence {
                 return true;
             }
             let words: Vec<&str> = phrase.split(|c: char| !c.is_alphanumeric()).filter(|w| !w.is_empty()).collect();
-            let words: Vec<&str> = if *kind == BeyondData::Definition {
-                words.into_iter().filter(|w| !lexicon::DEFINITION_FRAME.contains(w)).collect()
-            } else {
-                words
-            };
             let columns_only = lexicon::best_or_worst(*kind, phrase);
             let names_schema = |w: &&str| {
                 !(*kind == BeyondData::Prediction && lexicon::TIME_AHEAD_WORDS.contains(w))
@@ -126,7 +121,7 @@ impl Evidence {
                     && names.iter().filter(|n| !columns_only || measure(n)).any(|n| n.tokens.iter().any(|t| link::matches_as_written(w, t) || link::same_stem(w, t)))
             };
             if *kind == BeyondData::Definition {
-                return !words.iter().any(|w| names_schema(w));
+                return !words.iter().filter(|w| !lexicon::DEFINITION_FRAME.contains(w)).any(names_schema);
             }
             !(words.first().is_some_and(names_schema) || words.last().is_some_and(names_schema))
         });
