@@ -13,6 +13,9 @@
 //!   query reads that table, which has a `name` column, and returns none with "name" in it.
 //! - `attribute`: the question asks for a thing a column of a table the query reads holds ("the
 //!   *gender* of the student": `student.sex`), and the query returns other columns.
+//! - `whole_row`: the query returns a table's name as if it were a column (`SELECT college FROM
+//!   college`, where `college` has no column `college`): PostgreSQL reads it as the whole row, one
+//!   record of every column, so the query runs and shows no attribute of what was asked.
 
 use std::collections::BTreeSet;
 use std::sync::LazyLock;
@@ -358,6 +361,44 @@ fn asked_of_outputs(asked: Vec<String>, names: &[Vec<String>]) -> Vec<String> {
         let (Some(end), Some(start)) = (prev.split_whitespace().last(), item.split_whitespace().next()) else { return false };
         names.iter().any(|n| n.iter().any(|w| w == end) && n.iter().any(|w| w == start))
     })
+}
+
+/// The `whole_row` finding: an output of a block is a bare name of one of its tables (its alias,
+/// or its name when it has none) that no table of the block has as a column: PostgreSQL returns
+/// that table's whole row as one record (`SELECT DISTINCT college FROM college WHERE
+/// college_location = 'Ivy League'` runs and returns records). Only blocks that read tables of
+/// the catalog alone are read: a derived table's or a function's columns are not known here.
+pub fn whole_rows(query: &Query, catalog: &Catalog) -> Vec<Finding> {
+    let mut named: Vec<(String, String)> = Vec::new();
+    super::each_select(query, &mut |select| {
+        let factors = select.from.iter().flat_map(|t| std::iter::once(&t.relation).chain(t.joins.iter().map(|j| &j.relation)));
+        let read = aliases(select, catalog);
+        if factors.count() != read.len() {
+            return;
+        }
+        for item in &select.projection {
+            let (SelectItem::UnnamedExpr(Expr::Identifier(i)) | SelectItem::ExprWithAlias { expr: Expr::Identifier(i), .. }) = item else { continue };
+            let name = i.value.to_lowercase();
+            let Some(rel) = read.get(&name) else { continue };
+            let a_column = read.values().any(|r| catalog.table(r).is_some_and(|t| t.columns.iter().any(|c| c.name.to_lowercase() == name)));
+            if !a_column && !named.iter().any(|(n, _)| *n == i.value) {
+                named.push((i.value.clone(), rel.name.clone()));
+            }
+        }
+    });
+    named
+        .into_iter()
+        .map(|(name, table)| {
+            let columns = catalog.tables.iter().find(|t| t.name.name == table).map(|t| t.columns.iter().map(|c| c.name.as_str()).collect::<Vec<_>>().join(", ")).unwrap_or_default();
+            finding(
+                "whole_row",
+                Severity::Repair,
+                format!(
+                    "`{name}` in the SELECT list is the table {table} itself, not a column of it: PostgreSQL returns its whole row as one record; select the columns the question asks for ({table} has {columns})"
+                ),
+            )
+        })
+        .collect()
 }
 
 /// The `attributes` finding: the request enumerates more things than the query returns columns.

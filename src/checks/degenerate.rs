@@ -9,6 +9,9 @@
 //!   nothing (`SELECT airportcode FROM airports GROUP BY airportcode ORDER BY count(*) DESC
 //!   LIMIT 1` for "the airport with the most flights"). What is counted per key lives in a table
 //!   that references it, which the finding names.
+//! - `with_itself`: arithmetic of an expression with itself (`assessment_date - assessment_date`
+//!   for "How long did each assessment take?", where one date is stored): 0 (or 1) on every row,
+//!   a computation of nothing ([`crate::sql::degenerate::arithmetic_with_itself`]).
 
 use std::collections::BTreeMap;
 use std::ops::ControlFlow;
@@ -154,6 +157,11 @@ pub fn check(query: &Query, catalog: &Catalog) -> Vec<Finding> {
     }
     let mut v = Blocks { catalog, out: Vec::new() };
     let _ = query.visit(&mut v);
+    v.out.extend(
+        crate::sql::degenerate::arithmetic_with_itself(query)
+            .into_iter()
+            .map(|what| finding("with_itself", Severity::Repair, format!("{what}: compute what the question asks from the columns that hold it"))),
+    );
     v.out
 }
 
@@ -214,6 +222,17 @@ mod tests {
         assert!(fired("SELECT sum(order_id) OVER () FROM orders").is_empty());
         // a column named like a count, in a table without a key, is judged by nothing here
         assert!(fired("SELECT sum(count) FROM visits").is_empty());
+    }
+
+    #[test]
+    fn arithmetic_of_an_expression_with_itself_computes_nothing() {
+        assert_eq!(fired("SELECT day - day AS duration FROM visits"), vec!["with_itself"]);
+        assert_eq!(fired("SELECT name FROM customers WHERE credit / (credit) > 1"), vec!["with_itself"]);
+        let f = check(&check_query("SELECT v.day - V.day FROM visits v").unwrap().query, &catalog());
+        assert!(f[0].message.starts_with("`v.day - V.day` subtracts an expression from itself: it is 0 or NULL on every row"), "{}", f[0].message);
+        // two columns, a constant, a sum: something
+        assert!(fired("SELECT max(day) - min(day), total - 1, credit + credit FROM visits, orders, customers").is_empty());
+        assert!(fired("SELECT 2 - 2").is_empty());
     }
 
     #[test]

@@ -650,6 +650,7 @@ pub fn check(query: &Query, catalog: &Catalog, question: &str, observed: &Observ
     // 4. SELECT *, when an English question does not ask for every column (the trigger is the
     // absence of words: another language is not judged)
     let wants_all = crate::lexicon::asks_whole_rows(question);
+    out.extend(columns::whole_rows(query, catalog));
     if english && !wants_all && select.projection.iter().any(|i| matches!(i, SelectItem::Wildcard(_))) {
         out.push(finding("select", Severity::Repair, "SELECT * returns every column: select only the columns the question asks for".into()));
     }
@@ -767,6 +768,24 @@ mod tests {
         let notes = check(&check_query("SELECT name FROM authors ORDER BY author_id DESC LIMIT 1").unwrap().query, &catalog(), "q", &Observed::default());
         assert_eq!(notes.iter().map(|f| (f.checker, f.severity)).collect::<Vec<_>>(), vec![("max_min", Severity::Note)]);
         assert_eq!(result_findings(&[vec![serde_json::Value::Null]])[0].checker, "result");
+    }
+
+    #[test]
+    fn a_tables_name_returned_as_a_column_is_its_whole_row() {
+        let whole = |sql: &str| columns::whole_rows(&check_query(sql).unwrap().query, &catalog()).into_iter().map(|f| f.message).collect::<Vec<_>>();
+        // the table's name, alone or under an output name, in a block or a subquery's
+        let m = whole("SELECT DISTINCT authors FROM authors WHERE name = 'Ivy League'");
+        assert_eq!(m.len(), 1);
+        assert!(m[0].starts_with("`authors` in the SELECT list is the table authors itself") && m[0].contains("authors has author_id, name"), "{m:?}");
+        assert_eq!(whole("SELECT a AS author FROM authors a").len(), 1);
+        assert_eq!(whole("SELECT title FROM books WHERE author_id IN (SELECT authors FROM authors)").len(), 1);
+        assert_eq!(fired("SELECT authors FROM authors", "Which authors are there?"), vec!["whole_row"]);
+        // a column of that name, an alias that hides the table's name, a derived table, a column
+        // qualified: no whole row
+        assert!(whole("SELECT name FROM authors").is_empty());
+        assert!(whole("SELECT authors FROM authors a").is_empty());
+        assert!(whole("SELECT t FROM (SELECT name AS t FROM authors) t").is_empty());
+        assert!(whole("SELECT authors.name FROM authors").is_empty());
     }
 
     #[test]

@@ -1,7 +1,9 @@
 //! Degenerate constructs a rewrite must never introduce: a comparison of an expression with itself
 //! (`T2.makeid = T2.makeid`, true on every row where it is not NULL, or false), a comparison of two
 //! constants (`1 = 1`), and a join whose condition does not connect the joined table with the
-//! tables before it (`JOIN car_names AS T2 ON T2.makeid = T2.makeid`: a cross join in disguise).
+//! tables before it (`JOIN car_names AS T2 ON T2.makeid = T2.makeid`: a cross join in disguise),
+//! and arithmetic of an expression with itself (`assessment_date - assessment_date`, 0 or NULL on
+//! every row; `x / x`, 1 or NULL).
 //!
 //! The fix stage ([`crate::ask::fix`]) rejects a rewrite that has a construct of these its input
 //! did not have.
@@ -25,6 +27,7 @@ pub fn degenerate(query: &Query) -> Vec<String> {
                         self.0.push(format!("`{e}` compares two constants"));
                     }
                 }
+                self.0.extend(with_itself(e));
             }
             ControlFlow::Continue(())
         }
@@ -54,6 +57,28 @@ pub fn introduced(before: &Query, after: &Query) -> Vec<String> {
             None => out.push(d),
         }
     }
+    out
+}
+
+/// An expression that subtracts an expression from itself or divides one by itself, in words:
+/// whatever the rows, its value is 0 (1) or NULL.
+fn with_itself(e: &Expr) -> Option<String> {
+    let Expr::BinaryOp { left, op, right } = e else { return None };
+    let what = match op {
+        BinaryOperator::Minus => "subtracts an expression from itself: it is 0 or NULL on every row",
+        BinaryOperator::Divide => "divides an expression by itself: it is 1 or NULL on every row",
+        _ => return None,
+    };
+    (same_expr(left, right) && !is_constant(left)).then(|| format!("`{e}` {what}"))
+}
+
+/// The arithmetic of `query` that computes nothing ([`with_itself`]), each in words.
+pub fn arithmetic_with_itself(query: &Query) -> Vec<String> {
+    let mut out = Vec::new();
+    let _ = sqlparser::ast::visit_expressions(query, |e| {
+        out.extend(with_itself(e));
+        ControlFlow::<()>::Continue(())
+    });
     out
 }
 
