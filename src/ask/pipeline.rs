@@ -136,6 +136,9 @@ pub(super) struct Ask<'a, 'r, D: Database + ?Sized, M: Model + ?Sized> {
     /// name of the schema holds, and computes it from what holds none of it, presents a stand-in
     /// ([`Self::unnamed_stand_ins`]).
     pub loose_words: Vec<String>,
+    /// The proper names of the question that no stored value the value index matched holds
+    /// ("Atlantis"): the question's values, whose answer may be no rows.
+    pub unheld_names: Vec<String>,
     /// Every relation the caller can read, in every schema, read again only when a later check
     /// of the run needs it ([`Self::whole_catalog`]), and then once.
     pub whole: Option<Catalog>,
@@ -208,6 +211,7 @@ pub fn ask<D: Database + ?Sized, M: Model + ?Sized>(
         readings,
         let_through: None,
         loose_words: Vec::new(),
+        unheld_names: Vec::new(),
         whole: None,
         probe_answer: None,
         exchange: None,
@@ -535,6 +539,9 @@ impl<D: Database + ?Sized, M: Model + ?Sized> Ask<'_, '_, D, M> {
             if let Some((kind, reason)) = self.unwritten_scope(&chosen.problems.join("; "), Some(&chosen.sql))? {
                 return self.refuse(kind, reason);
             }
+        }
+        if let Some((kind, reason)) = self.nowhere_scope(&chosen)? {
+            return self.refuse(kind, reason);
         }
         if let Some((kind, reason)) = self.own_value_scope(&chosen)? {
             return self.refuse(kind, reason);

@@ -82,6 +82,7 @@ impl<D: Database + ?Sized, M: Model + ?Sized> Ask<'_, '_, D, M> {
         };
         let evidence = Evidence::gather(self.question.text, &names, &self.value_hits, &mut |w: &str| nearest.get(w).cloned().unwrap_or_default(), MEANING_THRESHOLD);
         self.loose_words = evidence.loose();
+        self.unheld_names = evidence.unmatched_names.clone();
         let mut data = json!({"evidence": evidence.to_json(), "note": note});
         let vote = match evidence.suspicion() {
             Some(scope::Suspicion::Missing(unlinked) | scope::Suspicion::Unrelated(unlinked)) => {
@@ -521,6 +522,42 @@ impl<D: Database + ?Sized, M: Model + ?Sized> Ask<'_, '_, D, M> {
         );
         let kind = scope::Kind::MissingData;
         let data = json!({"kind": kind, "absent": absent, "by": "the names the queries written need"});
+        self.trace.step(Stage::Scope, Status::Unanswerable, reason.clone(), Some(chosen.sql.clone()), data)?;
+        Ok(Some((kind, reason)))
+    }
+
+    /// A run about to end `error` whose best attempt fails only on names the database has nowhere
+    /// ([`scope::written::nowhere_names`], read against every schema the caller can see: near no
+    /// name, with a word no name has), though not named after the question, for a question with
+    /// words that link to nothing ([`Self::loose_words`]) and no proper name that no stored value
+    /// holds: "When was each paper published?", where "published" links to nothing and every query
+    /// written reads `pubdate`; "How long did each concert last?" and `end_time`. The question
+    /// asks for what the schema names nowhere, the model reached for what the database has
+    /// nowhere, and no fix or repair found a name that exists: the run refuses, as
+    /// [`Self::absent_scope`] does for a name the question says. A made-up name can be the model's
+    /// mistake, but on Benchmark 2's recorded answerable runs none of the 278 that end in error
+    /// fails on such a name (their missing names are another table's: `first_name` read from the
+    /// enrolment); on the held-out unanswerable sets, five questions did (forty-eighth session).
+    /// The model's vote is no evidence here: told that the query fails on such a name, it said
+    /// the database cannot answer for all 12 planted and recorded cases, the 7 answerable ones too
+    /// (`bench/vote_nowhere.py`). A question whose every word links (the failure is the model's),
+    /// or that names what no value holds ("orders from Atlantis": its answer is no rows), ends
+    /// `error`. Recorded as a second `scope` step with the query. Nothing when refusal is off.
+    pub(super) fn nowhere_scope(&mut self, chosen: &super::repair::Attempt) -> Result<Option<(scope::Kind, String)>> {
+        if !self.opts.refuse || !chosen.fails || self.loose_words.is_empty() || !self.unheld_names.is_empty() {
+            return Ok(None);
+        }
+        let nowhere = scope::written::nowhere_names(&chosen.problems, self.whole_catalog()?);
+        if nowhere.is_empty() {
+            return Ok(None);
+        }
+        let reason = format!(
+            "the database has no place for what the question asks about: the question says {}, after which no table or column is named, and every query written for it reads {}, which no table, view, schema or column of the database has or nearly names, and no fix or repair found one that does",
+            quoted(&self.loose_words),
+            quoted(&nowhere)
+        );
+        let kind = scope::Kind::MissingData;
+        let data = json!({"kind": kind, "nowhere": nowhere, "loose": self.loose_words, "by": "the names the queries written need, and the question's words that link to nothing"});
         self.trace.step(Stage::Scope, Status::Unanswerable, reason.clone(), Some(chosen.sql.clone()), data)?;
         Ok(Some((kind, reason)))
     }

@@ -402,11 +402,49 @@ fn a_run_whose_every_query_needs_a_name_the_database_lacks_and_the_question_says
     let mut model = ScriptedModel::new(vec![sql_reply(shipped), sql_reply(shipped), sql_reply(shipped)]);
     let e = run(&mut db, &mut model, "When was each order shipped?", json!({"probe": false, "refuse": false})).unwrap();
     assert_eq!((e.status(), e.answered()), (Status::Error, false));
-    // a name the question does not say: the model's mistake, the run ends in error
-    let mut db = ScriptedDb::bookshop().plan_fails("nosuch", "column \"nosuch\" does not exist");
-    let mut model = ScriptedModel::new(vec![sql_reply("SELECT nosuch FROM orders"), sql_reply("SELECT nosuch FROM orders"), sql_reply("SELECT nosuch FROM orders")]);
+    // a name the question does not say, near a name the database has (`ordered_on`): the
+    // model's mistake, the run ends in error (a name near none, for a word that links to nothing,
+    // is refused: `nowhere_scope`)
+    let mut db = ScriptedDb::bookshop().plan_fails("order_on", "column \"order_on\" does not exist");
+    let near = sql_reply("SELECT order_on FROM orders");
+    let mut model = ScriptedModel::new(vec![near.clone(), near.clone(), near]);
     let e = run(&mut db, &mut model, "When was each order placed?", json!({"probe": false})).unwrap();
     assert_eq!((e.status(), steps_of(&e, Stage::Scope)), (Status::Error, vec!["ok"]));
+}
+
+#[test]
+fn a_run_whose_every_query_needs_a_name_the_database_has_nowhere_for_a_word_that_links_to_nothing_is_refused() {
+    // "published" links to nothing; every query written reads `pubdate`, which is not a word of
+    // the question and near no name of the database
+    const PUBLISHED: &str = "When was each book published?";
+    let bad = "SELECT title, pubdate FROM books";
+    let failing = || ScriptedDb::bookshop().plan_fails("pubdate", "column \"pubdate\" does not exist");
+    let mut model = ScriptedModel::new(vec![sql_reply(bad), sql_reply(bad), sql_reply(bad)]);
+    let e = run(&mut failing(), &mut model, PUBLISHED, json!({"probe": false})).unwrap();
+    assert_eq!((e.status(), e.answered(), e.chosen_sql.as_str()), (Status::Unanswerable, false, ""), "{:?}", stages(&e));
+    assert_eq!(steps_of(&e, Stage::Scope), ["ok", "unanswerable"]);
+    let second = e.steps.iter().filter(|s| s.stage == Stage::Scope).nth(1).unwrap();
+    assert_eq!((second.sql.as_deref(), second.data["nowhere"].clone(), second.data["loose"].clone()), (Some(bad), json!(["pubdate"]), json!(["published"])));
+    assert!(e.reason().contains("the question says \"published\", after which no table or column is named, and every query written for it reads \"pubdate\", which no table"), "{}", e.reason());
+    // every word links: the failure is the model's, the run ends in error
+    let mut model = ScriptedModel::new(vec![sql_reply(bad), sql_reply(bad), sql_reply(bad)]);
+    let e = run(&mut failing(), &mut model, "List the title of each book.", json!({"probe": false})).unwrap();
+    assert_eq!((e.status(), steps_of(&e, Stage::Scope)), (Status::Error, vec!["ok"]), "{}", e.reason());
+    // a name near one the database has (another table's column): a mistake, nobody is asked
+    let misplaced = "SELECT title, ordered_on FROM books";
+    let mut db = ScriptedDb::bookshop().plan_fails("ordered_on FROM books", "column \"ordered_on\" does not exist");
+    let mut model = ScriptedModel::new(vec![sql_reply(misplaced), sql_reply(misplaced), sql_reply(misplaced)]);
+    let e = run(&mut db, &mut model, PUBLISHED, json!({"probe": false})).unwrap();
+    assert_eq!((e.status(), steps_of(&e, Stage::Scope)), (Status::Error, vec!["ok"]));
+    // a question naming what no stored value holds: its answer may be no rows, nobody is asked
+    let atlantis = sql_reply("SELECT title, pubdate FROM books WHERE title ILIKE '%Atlantis%'");
+    let mut model = ScriptedModel::new(vec![atlantis.clone(), atlantis.clone(), atlantis]);
+    let e = run(&mut failing(), &mut model, "When was each book about Atlantis published?", json!({"probe": false})).unwrap();
+    assert_eq!((e.status(), steps_of(&e, Stage::Scope)), (Status::Error, vec!["ok"]), "{}", e.reason());
+    // refusal off: the run ends in error, nobody is asked
+    let mut model = ScriptedModel::new(vec![sql_reply(bad), sql_reply(bad), sql_reply(bad)]);
+    let e = run(&mut failing(), &mut model, PUBLISHED, json!({"probe": false, "refuse": false})).unwrap();
+    assert_eq!((e.status(), e.answered()), (Status::Error, false));
 }
 
 #[test]

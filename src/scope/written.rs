@@ -354,7 +354,18 @@ fn computed_over_columns(e: &Expr) -> bool {
 /// question does not ask for (`award` for "a Nobel laureate", `nosuch`) says nothing of the
 /// question, only of the model.
 pub fn absent_names(problems: &[String], catalog: &Catalog, question: &str) -> Vec<String> {
-    absent_names_by(problems, catalog, question, near_name)
+    absent_names_by(problems, catalog, Some(question), near_name)
+}
+
+/// The names of [`absent_names`] without asking that the question say a word of them: every name
+/// PostgreSQL reports missing is near no name of the database, and has a word that none of its
+/// names has (`pubdate` for "When was each paper published?", `end_time` for "How long did each
+/// concert last?", `manufacturer` for "Which chip models are made by Qualcomm?"). What the model
+/// reached for is nowhere in the database, though not named after the question; weaker than
+/// [`absent_names`], read only beside a word of the question that links to nothing
+/// ([`crate::ask`]'s nowhere scope).
+pub fn nowhere_names(problems: &[String], catalog: &Catalog) -> Vec<String> {
+    absent_names_by(problems, catalog, None, near_name)
 }
 
 /// The names of [`absent_names`] with "absent" read as written: no table, view, schema or column
@@ -363,13 +374,16 @@ pub fn absent_names(problems: &[String], catalog: &Catalog, question: &str) -> V
 /// founded?"). Weaker evidence alone (a misspelt column is near its name); read only beside
 /// another finding of the same run ([`crate::ask`]'s agreed scope).
 pub fn absent_names_as_written(problems: &[String], catalog: &Catalog, question: &str) -> Vec<String> {
-    absent_names_by(problems, catalog, question, |m, n| {
+    absent_names_by(problems, catalog, Some(question), |m, n| {
         let (m, n) = (m.to_lowercase(), n.to_lowercase());
         m == n || singular(&m) == singular(&n)
     })
 }
 
-fn absent_names_by(problems: &[String], catalog: &Catalog, question: &str, near: fn(&str, &str) -> bool) -> Vec<String> {
+/// The names PostgreSQL reports missing in `problems`, when each is absent by `near`: no name
+/// of `catalog` near it, and a word of it that no name of `catalog` has and, when `question` is
+/// given, that the question says.
+fn absent_names_by(problems: &[String], catalog: &Catalog, question: Option<&str>, near: fn(&str, &str) -> bool) -> Vec<String> {
     static MISSING: once_cell::sync::Lazy<regex::Regex> = once_cell::sync::Lazy::new(|| {
         regex::Regex::new(r#"\b(?:column|relation) (?:"([^"]+)"|([\w.$]+)) does not exist"#).expect("compiles")
     });
@@ -392,13 +406,11 @@ fn absent_names_by(problems: &[String], catalog: &Catalog, question: &str, near:
     }
     // the words the database's names are made of
     let vocabulary: BTreeSet<String> = names.iter().flat_map(|n| tokens(n)).collect();
-    let asked: Vec<String> = super::words::content_words(question).into_iter().map(|w| w.text).collect();
-    // a word of it no name of the database has, that the question says: the model named what it
-    // looked for after the question, and the database has no such thing
-    let absent = |m: &String| {
-        !names.iter().any(|n| near(m, n))
-            && tokens(m).iter().any(|w| !vocabulary.iter().any(|t| matches(w, t)) && asked.iter().any(|a| matches(a, w) || matches(w, a)))
-    };
+    let asked: Option<Vec<String>> = question.map(|q| super::words::content_words(q).into_iter().map(|w| w.text).collect());
+    // a word of it no name of the database has (and, when asked, that the question says: the
+    // model named what it looked for after the question), and the database has no such thing
+    let said = |w: &String| asked.as_ref().is_none_or(|asked| asked.iter().any(|a| matches(a, w) || matches(w, a)));
+    let absent = |m: &String| !names.iter().any(|n| near(m, n)) && tokens(m).iter().any(|w| !vocabulary.iter().any(|t| matches(w, t)) && said(w));
     if missing.is_empty() || !missing.iter().all(absent) {
         return Vec::new();
     }
@@ -1822,6 +1834,23 @@ mod tests {
             absent_names(&failed(&["column c.loyalty_tier does not exist (customers has the columns: customer_id, name, city)"]), &shop, tier),
             vec!["loyalty_tier".to_string()]
         );
+    }
+
+    #[test]
+    fn a_name_the_database_has_nowhere_need_not_be_the_questions_to_be_nowhere() {
+        let shop = bookshop();
+        // not a word of the question ("published"), and still nowhere
+        assert!(absent_names(&failed(&["column b.pubdate does not exist"]), &shop, "When was each book published?").is_empty());
+        assert_eq!(nowhere_names(&failed(&["column b.pubdate does not exist"]), &shop), ["pubdate"]);
+        assert_eq!(nowhere_names(&failed(&[r#"relation "award" does not exist"#, "column s.end_time does not exist"]), &shop), ["award", "end_time"]);
+        // near a name the database has, or made of its words only: a mistake, not an absence;
+        // one such name among others: nothing
+        for message in ["column o.author_id does not exist", "column b.book_title does not exist", r#"relation "autors" does not exist"#] {
+            assert!(nowhere_names(&failed(&[message]), &shop).is_empty(), "{message}");
+        }
+        assert!(nowhere_names(&failed(&["column b.pubdate does not exist", "column o.author_id does not exist"]), &shop).is_empty());
+        // no name reported missing: nothing
+        assert!(nowhere_names(&failed(&["operator does not exist: text - text"]), &shop).is_empty());
     }
 
     #[test]
