@@ -2,33 +2,37 @@
 """The model's vote on a query that fails on a name the database has nowhere (`ask::scope::
 nowhere_scope`, `Found::NowhereNames`), on recorded and planted cases.
 
-    python3 bench/vote_nowhere.py      (cluster and chat server running, scripts/cluster.sh, scripts/llm.sh)
+    python3 bench/vote_nowhere.py [N F G]     (cluster and chat server running, scripts/cluster.sh, scripts/llm.sh)
 
 Unanswerable cases: questions of the held-out sets whose runs ended in error on such a name, with
 the query and the name their runs recorded (a question naming what no stored value holds,
 "made by Qualcomm", is left out: the scope leaves it to end in error unasked). Answerable cases:
 answerable questions of the `spider` dev databases with a planted failing query that reads a
 name after the question that the schema spells otherwise, as a model's mistake would. The
-prompt is `prompts::answer_scope` with the lead of `Found::NowhereNames` as written at the commit
-that added this file (the schema as CREATE TABLE lines, temperature 0, the vote's JSON schema;
-`vote_wording.vote`). Figures: unanswerable cases voted no, answerable ones voted yes.
+prompt is `prompts::answer_scope` (the schema as CREATE TABLE lines, temperature 0, the vote's
+JSON schema; `vote_wording.vote`) under three leads: N, the failure said plainly (the wording a
+`Found` variant for this finding had before it was dropped), F and G, the failure said as a guess
+the schema may name otherwise. Figures per lead: unanswerable cases voted no, answerable ones
+voted yes.
 
-At 2026-12-06 (Qwen2.5-Coder-1.5B): unanswerable voted no 5/5, answerable voted yes 0/7: told
+At 2026-12-06 (Qwen2.5-Coder-1.5B): N: unanswerable voted no 5/5, answerable voted yes 0/7: told
 that the query fails on a name the schema lacks, the model says the database cannot answer,
-whatever the question. Two other leads (a first attempt "guessed" a name, "look for a table or
-column that holds what it was meant to hold") turned it the other way: no 0/5, yes 7/7 and 4/7.
+whatever the question. F and G turned it the other way: no 0/5, yes 7/7 and 4/7.
 The vote tells nothing here, so `nowhere_scope` decides from the evidence alone (a name near
 none, a word of the question that links to nothing, no unheld name), which Benchmark 2's 278
 recorded answerable error runs never meet.
 """
-import json
-from vote_wording import vote
+import sys
+from vote_wording import tally
 
-LEAD = "That query does not run, and no fix or repair made it run: it uses a column that does not exist in the schema above"
-
-
-def found(n):
-    return [f'it reads "{n}", and no table of the schema has a column or table named "{n}" or anything close: it does not run']
+LEADS = {
+    "N": ("That query does not run, and no fix or repair made it run: it uses a column that does not exist in the schema above",
+          lambda n: [f'it reads "{n}", and no table of the schema has a column or table named "{n}" or anything close: it does not run']),
+    "F": ("A first attempt at the query guessed a name that is not in the schema above; the schema may hold what is asked under another name",
+          lambda n: [f'the attempt guessed "{n}", which is not a table or column of the schema']),
+    "G": ("The name the query reads for what the question asks is not in the schema above",
+          lambda n: [f'"{n}" is not in the schema: look for a table or column that holds what "{n}" was meant to hold']),
+}
 
 
 # (answerable?, database, question, the failing query, the name no table has)
@@ -57,12 +61,8 @@ CASES = [
 ]
 
 if __name__ == "__main__":
-    print("command: python3 bench/vote_nowhere.py")
-    right = {True: 0, False: 0}
-    for answerable, db, question, sql, name in CASES:
-        v = vote(db, question, sql, LEAD, found(name))
-        ok = v.get("answerable") == answerable
-        right[answerable] += ok
-        print(f"  {'answerable' if answerable else 'unanswerable'} {'right' if ok else 'WRONG'}: {question} -> {json.dumps(v)}")
-    n_un = sum(1 for c in CASES if not c[0])
-    print(f"unanswerable voted no {right[False]}/{n_un}; answerable voted yes {right[True]}/{len(CASES) - n_un}")
+    chosen = sys.argv[1:] or list(LEADS)
+    print("command: python3 bench/vote_nowhere.py " + " ".join(chosen))
+    for key in chosen:
+        lead, found = LEADS[key]
+        tally(key, CASES, lead, found)

@@ -75,16 +75,21 @@ WORDINGS = {
           lambda n: [f'it reads "{n}", and no table of the schema has a column or table named "{n}" or anything close: it does not run']),
 }
 
+def tally(key, cases, lead, found):
+    """Votes on every case under one wording, each printed, then the wording's figures."""
+    right = {True: 0, False: 0}
+    for answerable, db, question, sql, name in cases:
+        v = vote(db, question, sql, lead, found(name))
+        ok = v.get("answerable") == answerable
+        right[answerable] += ok
+        print(f"  {key} {'answerable' if answerable else 'unanswerable'} {'right' if ok else 'WRONG'}: {question} -> {json.dumps(v)}")
+    n_un = sum(1 for c in cases if not c[0])
+    print(f"{key}: unanswerable voted no {right[False]}/{n_un}; answerable voted yes {right[True]}/{len(cases) - n_un}")
+
+
 if __name__ == "__main__":
     chosen = sys.argv[1:] or list(WORDINGS)
     print("command: python3 bench/vote_wording.py " + " ".join(chosen))
     for key in chosen:
         lead, found = WORDINGS[key]
-        right = {True: 0, False: 0}
-        for answerable, db, question, sql, name in CASES:
-            v = vote(db, question, sql, lead, found(name))
-            ok = v.get("answerable") == answerable
-            right[answerable] += ok
-            print(f"  {key} {'answerable' if answerable else 'unanswerable'} {'right' if ok else 'WRONG'}: {question} -> {json.dumps(v)}")
-        n_un = sum(1 for c in CASES if not c[0])
-        print(f"{key}: unanswerable voted no {right[False]}/{n_un}; answerable voted yes {right[True]}/{len(CASES) - n_un}")
+        tally(key, CASES, lead, found)
