@@ -369,7 +369,7 @@ fn asked_of_outputs(asked: Vec<String>, names: &[Vec<String>]) -> Vec<String> {
 /// college_location = 'Ivy League'` runs and returns records). Only blocks that read tables of
 /// the catalog alone are read: a derived table's or a function's columns are not known here.
 pub fn whole_rows(query: &Query, catalog: &Catalog) -> Vec<Finding> {
-    let mut named: Vec<(String, String)> = Vec::new();
+    let mut named: Vec<(String, crate::catalog::RelName)> = Vec::new();
     super::each_select(query, &mut |select| {
         let factors = select.from.iter().flat_map(|t| std::iter::once(&t.relation).chain(t.joins.iter().map(|j| &j.relation)));
         let read = aliases(select, catalog);
@@ -382,14 +382,15 @@ pub fn whole_rows(query: &Query, catalog: &Catalog) -> Vec<Finding> {
             let Some(rel) = read.get(&name) else { continue };
             let a_column = read.values().any(|r| catalog.table(r).is_some_and(|t| t.columns.iter().any(|c| c.name.to_lowercase() == name)));
             if !a_column && !named.iter().any(|(n, _)| *n == i.value) {
-                named.push((i.value.clone(), rel.name.clone()));
+                named.push((i.value.clone(), rel.clone()));
             }
         }
     });
     named
         .into_iter()
-        .map(|(name, table)| {
-            let columns = catalog.tables.iter().find(|t| t.name.name == table).map(|t| t.columns.iter().map(|c| c.name.as_str()).collect::<Vec<_>>().join(", ")).unwrap_or_default();
+        .map(|(name, rel)| {
+            let columns = catalog.table(&rel).map(|t| t.columns.iter().map(|c| c.name.as_str()).collect::<Vec<_>>().join(", ")).unwrap_or_default();
+            let table = &rel.name;
             finding(
                 "whole_row",
                 Severity::Repair,

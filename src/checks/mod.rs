@@ -647,10 +647,11 @@ pub fn check(query: &Query, catalog: &Catalog, question: &str, observed: &Observ
     out.extend(conditions(query, catalog, question));
     out.extend(time::check(&time::comparisons(query, catalog), &observed.values));
     out.extend(literals::check(&literal_comparisons(query, catalog), &observed.stored, question));
-    // 4. SELECT *, when an English question does not ask for every column (the trigger is the
-    // absence of words: another language is not judged)
-    let wants_all = crate::lexicon::asks_whole_rows(question);
+    // 4. a table's name returned as a column (its whole row, one record); SELECT *, when an
+    // English question does not ask for every column (the trigger is the absence of words:
+    // another language is not judged)
     out.extend(columns::whole_rows(query, catalog));
+    let wants_all = crate::lexicon::asks_whole_rows(question);
     if english && !wants_all && select.projection.iter().any(|i| matches!(i, SelectItem::Wildcard(_))) {
         out.push(finding("select", Severity::Repair, "SELECT * returns every column: select only the columns the question asks for".into()));
     }
