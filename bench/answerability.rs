@@ -427,19 +427,24 @@ fn statuses_mode(half: String, ids: Option<String>, out: &mut std::fs::File) {
         let mut c = connect(&db);
         c.batch_execute("SET client_min_messages = warning").unwrap();
         let t = std::time::Instant::now();
-        let rows = c.query("SELECT status, detail, sql FROM nl2sql_run($1) WHERE stage = 'chosen'", &[&question]);
+        // every step of the run, so that a later rule can be read against what the run saw (the
+        // scope stage's words, the query chosen) without running it again
+        let rows = c.query("SELECT stage, status, detail, sql FROM nl2sql_run($1)", &[&question]);
         let secs = t.elapsed().as_secs_f64();
         seconds.push(secs);
-        let (status, detail, sql) = match rows {
-            Ok(rows) => match rows.last() {
-                Some(r) => (r.get::<_, String>(0), r.get::<_, String>(1), r.get::<_, Option<String>>(2)),
-                None => ("none".to_string(), "no chosen step".to_string(), None),
-            },
-            Err(e) => ("failed".to_string(), spider::server_error(&e), None),
+        let (status, detail, sql, steps) = match rows {
+            Ok(rows) => {
+                let steps: Vec<Value> = rows.iter().map(|r| json!([r.get::<_, String>(0), r.get::<_, String>(1), r.get::<_, String>(2), r.get::<_, Option<String>>(3)])).collect();
+                match rows.iter().rfind(|r| r.get::<_, String>(0) == "chosen") {
+                    Some(r) => (r.get::<_, String>(1), r.get::<_, String>(2), r.get::<_, Option<String>>(3), steps),
+                    None => ("none".to_string(), "no chosen step".to_string(), None, steps),
+                }
+            }
+            Err(e) => ("failed".to_string(), spider::server_error(&e), None, Vec::new()),
         };
         println!("  [{}] {status}: {question}", q["kind"].as_str().unwrap());
         writeln!(out, "{}", json!({"set": "unanswerable", "id": q["id"], "db": db, "kind": q["kind"], "split": q["split"],
-            "question": question, "status": status, "detail": detail, "sql": sql, "seconds": secs})).unwrap();
+            "question": question, "status": status, "detail": detail, "sql": sql, "seconds": secs, "steps": steps})).unwrap();
         unans.push(status);
     }
     let mut by_status: BTreeMap<&str, usize> = BTreeMap::new();
