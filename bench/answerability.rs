@@ -66,6 +66,13 @@
 //!         the recorded answers of the given raw files (Benchmark 2's `full` rows, Benchmark 10's
 //!         statuses) and on every gold query of both sets. The value index's matches are not
 //!         recorded, so none is taken as grounded: an upper bound of what the rule reaches.
+//!     cargo run --release --example answerability -- unwritten FILE...
+//!         no model: the rule that keeps from `ok` an answer reading nothing for a word the scope
+//!         stage let through on the vote (`scope::written::unwritten_words`), on the recorded runs
+//!         of the given raw files that hold their steps (Benchmark 2's `full` rows, Benchmark 10's
+//!         statuses since 535b6bf): the words are the scope step's, the query the chosen one. By
+//!         file, status and rightness: the runs read, those with words let through, those the
+//!         rule reaches (an `ok` it reaches would end `unverified`).
 //!
 //! Raw per-question results go to `bench/results/answerability_<mode>.jsonl` (or `$NL2SQL_BENCH_OUT`).
 
@@ -209,7 +216,8 @@ fn main() {
         "unplaced" => unplaced_mode(args.iter().skip(1).filter(|a| !a.starts_with("--")).cloned().collect(), &mut out),
         "invented" => invented_mode(args.iter().skip(1).filter(|a| !a.starts_with("--")).cloned().collect(), &mut out),
         "patterns" => patterns_mode(&mut out),
-        other => panic!("unknown mode {other} (evidence, ask, statuses, own_value, replay, unplaced, invented, patterns)"),
+        "unwritten" => unwritten_mode(args.iter().skip(1).filter(|a| !a.starts_with("--")).cloned().collect(), &mut out),
+        other => panic!("unknown mode {other} (evidence, ask, statuses, own_value, replay, unplaced, invented, patterns, unwritten)"),
     }
     println!("raw results: {out_path}");
 }
@@ -506,6 +514,64 @@ fn catalog<'c>(db: &str, cache: &'c mut BTreeMap<String, Catalog>) -> &'c Catalo
 fn let_through(detail: &str) -> Vec<String> {
     let Some((words, _)) = detail.split_once(" link to nothing, but the model reads them") else { return Vec::new() };
     words.split(", ").map(|w| w.trim_matches('"').to_string()).filter(|w| !w.is_empty()).collect()
+}
+
+/// The `unwritten` mode: which recorded runs with words let through on the vote the rule of an
+/// answer reading nothing for them reaches (see the module's documentation).
+fn unwritten_mode(files: Vec<String>, out: &mut std::fs::File) {
+    println!("Benchmark 10 (unwritten): command: cargo run --release --example answerability -- unwritten {}", files.join(" "));
+    let mut cache = BTreeMap::new();
+    // (file, status, right) -> [runs, with words let through, reached]
+    let mut tally: BTreeMap<(String, String, String), [usize; 3]> = BTreeMap::new();
+    for file in &files {
+        let name = file.rsplit('/').next().unwrap_or(file).to_string();
+        for line in std::fs::read_to_string(file).unwrap_or_else(|e| panic!("{file}: {e}")).lines() {
+            let Ok(r) = serde_json::from_str::<Value>(line) else { continue };
+            if r.get("config").is_some_and(|c| c != "full") {
+                continue;
+            }
+            let (Some(question), Some(set)) = (r["question"].as_str(), r["set"].as_str()) else { continue };
+            let db = r["db"].as_str().unwrap_or_default().to_lowercase();
+            let db = match set {
+                "spider_train" if !db.starts_with("train_") => format!("train_{db}"),
+                "spider" if !db.starts_with("spider_") => format!("spider_{db}"),
+                _ => db,
+            };
+            let status = r["status"].as_str().unwrap_or("-").to_string();
+            let right = match (set, r["strict"].as_bool()) {
+                ("unanswerable", _) => "unanswerable",
+                (_, Some(true)) => "right",
+                (_, Some(false)) => "wrong",
+                _ => "-",
+            };
+            let e = tally.entry((name.clone(), status.clone(), right.to_string())).or_default();
+            e[0] += 1;
+            let words: Vec<String> = r["steps"]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .filter(|s| s[0] == "scope")
+                .flat_map(|s| let_through(s[2].as_str().unwrap_or_default()))
+                .collect();
+            let Some(sql) = r["sql"].as_str() else { continue };
+            if words.is_empty() {
+                continue;
+            }
+            e[1] += 1;
+            let Ok(checked) = nl2sql_core::sql::check_query(sql) else { continue };
+            let left = nl2sql_core::scope::written::unwritten_words(&checked.query, catalog(&db, &mut cache), question, &words);
+            if left.is_empty() {
+                continue;
+            }
+            tally.get_mut(&(name.clone(), status.clone(), right.to_string())).unwrap()[2] += 1;
+            println!("  [{name} {status} {right}] {question}  let through {words:?}, unwritten {left:?}  ({sql})");
+            writeln!(out, "{}", json!({"file": name, "db": db, "question": question, "sql": sql, "status": status, "right": right, "let_through": words, "unwritten": left})).unwrap();
+        }
+    }
+    println!("\n| file | status | right | runs | words let through | reached |\n|---|---|---|---|---|---|");
+    for ((file, status, right), [n, through, reached]) in &tally {
+        println!("| {file} | {status} | {right} | {n} | {through} | {reached} |");
+    }
 }
 
 /// What three rules of the query written say of one query: a missing column, a stand-in, an

@@ -705,6 +705,14 @@ impl<D: Database + ?Sized, M: Model + ?Sized> Ask<'_, '_, D, M> {
                 return self.refuse(kind, reason);
             }
         }
+        // a word the scope stage let through on the vote that the answer writes nothing for: the
+        // answer is not verified; read after the votes above, so that it asks no vote and refuses
+        // nothing
+        if verified && !chosen.fails && !reused {
+            if let Some(problem) = check_query(&chosen.sql).ok().and_then(|c| self.unwritten_words(&c.query)) {
+                chosen.problems.push(problem);
+            }
+        }
         let clean = verified && chosen.is_clean();
         let mut unwritten = None;
         if clean && self.alternative.is_none() && !self.scope.readings.is_empty() {

@@ -187,6 +187,29 @@ impl<D: Database + ?Sized, M: Model + ?Sized> Ask<'_, '_, D, M> {
         curated
     }
 
+    /// The open problem of an answer that writes nothing for a word the scope stage let through
+    /// on the model's vote ([`scope::written::unwritten_words`]): no table, column or stored value
+    /// holds the word, the model read it as the schema's, and no name the query reads or string
+    /// it compares carries it. Either the answer leaves out what the word asks ("Which
+    /// publications were released as e-books?" → every publication) or the schema holds it under
+    /// a name nothing links it to (`average` for "attendance"); the data cannot tell which, so the
+    /// answer is `unverified`, not `ok`. No vote and no refusal: on Benchmark 2's recorded
+    /// answerable runs such answers are mostly right, so only the status says what was not shown.
+    pub(super) fn unwritten_words(&self, query: &Query) -> Option<String> {
+        let gap = self.let_through.as_ref()?;
+        let unlinked: Vec<String> = gap.unlinked.iter().filter(|w| !gap.names.iter().any(|n| n.eq_ignore_ascii_case(w))).cloned().collect();
+        let left = scope::written::unwritten_words(query, &self.catalog, self.question.text, &unlinked);
+        (!left.is_empty()).then(|| {
+            format!(
+                "the query reads nothing for {}: no table, column or stored value holds {}, the model read {} as the schema's, and no name the query reads or string it compares carries {}",
+                quoted(&left),
+                if left.len() == 1 { "it" } else { "them" },
+                if left.len() == 1 { "it" } else { "them" },
+                if left.len() == 1 { "it" } else { "them" }
+            )
+        })
+    }
+
     /// The open problem of an answer that compares a column with a value the question does not
     /// name ([`scope::written::invented_values`]: not in its words, not matched in it by the value
     /// index, not the data's encoding of one of its words) and that no curator taught: which rows

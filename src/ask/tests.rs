@@ -2019,6 +2019,33 @@ fn the_query_written_for_words_the_vote_let_through_is_evidence_too() {
 }
 
 #[test]
+fn an_answer_that_reads_nothing_for_a_word_the_vote_let_through_is_not_verified() {
+    // "e-books" links to nothing; the vote reads it as the schema's; the query returns every
+    // book: it may answer another question, and the data cannot show which
+    let every = "SELECT title FROM books";
+    let question = "Which books were released as e-books?";
+    let replies = || vec![text_reply(ANSWERABLE), sql_reply(every), sql_reply(every), sql_reply(every), sql_reply(every)];
+    let e = run(&mut ScriptedDb::bookshop(), &mut far(&["e-books"], replies()), question, json!({"probe": false})).unwrap();
+    assert_eq!((e.status(), e.chosen_sql.as_str()), (Status::Unverified, every), "{:?}", stages(&e));
+    assert!(e.open_problems.iter().any(|p| p.contains("the query reads nothing for \"e-books\": no table, column or stored value holds it")), "{:?}", e.open_problems);
+    // no vote on it and no refusal: one vote, the scope stage's
+    let mut model = far(&["e-books"], replies());
+    let e = run(&mut ScriptedDb::bookshop(), &mut model, question, json!({"probe": false})).unwrap();
+    let votes = model.requests.iter().filter(|r| r.json_schema.as_ref().is_some_and(|(name, _)| name == "answerable")).count();
+    assert_eq!((e.status(), votes), (Status::Unverified, 1), "{:?}", stages(&e));
+    // a query that reads a name carrying the word: verified as before
+    let hardcover = "SELECT title FROM books WHERE title ILIKE '%hardcover%'";
+    let mut model = far(&["hardcover"], vec![text_reply(ANSWERABLE), sql_reply(hardcover), sql_reply(hardcover), sql_reply(hardcover), sql_reply(hardcover)]);
+    let e = run(&mut ScriptedDb::bookshop(), &mut model, "Which books have hardcover in their titles?", json!({"probe": false})).unwrap();
+    assert!(!e.open_problems.iter().any(|p| p.contains("the query reads nothing for")), "{:?}", e.open_problems);
+    // refusal off: no word is let through, nothing is read
+    let mut without_vote = replies();
+    let _ = without_vote.remove(0);
+    let e = run(&mut ScriptedDb::bookshop(), &mut far(&["e-books"], without_vote), question, json!({"probe": false, "refuse": false})).unwrap();
+    assert_eq!((e.status(), e.chosen_sql.as_str()), (Status::Ok, every), "{:?}", stages(&e));
+}
+
+#[test]
 fn words_the_vote_let_through_that_no_query_written_finds_are_missing_data() {
     // the vote reads "distance", "train" and "station" as the schema's; every query written then fails
     // on a name the question does not say (so `absent_names` is silent)

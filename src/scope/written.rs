@@ -174,20 +174,7 @@ pub fn unanswered_items(query: &Query, catalog: &Catalog, question: &str, unlink
         return Vec::new();
     }
     let gaps: Vec<String> = unlinked.iter().map(|w| w.to_lowercase()).collect();
-    // the lexicon's words of no thing: generic, function, aggregate and superlative words
-    let common: Vec<&str> = crate::lexicon::GENERIC_WORDS
-        .iter()
-        .chain(crate::lexicon::AGGREGATE_CUES)
-        .chain(crate::lexicon::AGGREGATE_WORDS.iter().flat_map(|(_, ws)| ws.iter()))
-        .copied()
-        .chain(crate::lexicon::SUPERLATIVES.iter().map(|s| s.word))
-        .collect();
-    let generic = |w: &str| {
-        let n = w.chars().count();
-        common.contains(&w)
-            || crate::lexicon::is_function_word(w)
-            || common.iter().any(|g| if n >= 5 { strsim::osa_distance(w, g) <= 1 } else { n >= 3 && anagram(w, g) })
-    };
+    let generic = generic_word;
     let who_holds = question.trim_start().to_lowercase().starts_with("who ");
     // (the thing as asked, its content words, its generic words)
     let items: Vec<(String, Vec<String>, Vec<String>)> = crate::checks::columns::requested_items(question)
@@ -249,20 +236,7 @@ pub fn unanswered_items(query: &Query, catalog: &Catalog, question: &str, unlink
     if open || (who_holds && columns.iter().any(|t| t.contains("name"))) {
         return Vec::new();
     }
-    let carries = |w: &str, names: &[&String]| -> bool {
-        let stem = singular(w);
-        let long = stem.chars().count() >= 5;
-        names.iter().any(|t| {
-            let t_stem = singular(t);
-            (stem.chars().count() >= 4 && t.contains(stem.as_str()))
-                || matches(w, t)
-                || matches(t, w)
-                || same_stem(w, t)
-                || (long && t_stem.chars().count() >= 5 && strsim::osa_distance(&stem, &t_stem) <= 1)
-                || same_attribute(w, t)
-                || attribute_inside(w, t)
-        })
-    };
+    let carries = carried;
     // a word of the function's in a name (`average` of `average_duration`) carries nothing asked
     // ("age" would otherwise abbreviate it)
     let every: Vec<&String> = columns.iter().chain(aliases_given.iter()).filter(|t| !generic(t)).collect();
@@ -274,6 +248,97 @@ pub fn unanswered_items(query: &Query, catalog: &Catalog, question: &str, unlink
                 && !common.iter().any(|w| carries(w, &of_columns))
         })
         .map(|(item, _, _)| (item, returned.clone()))
+        .collect()
+}
+
+/// Is `w` (of a question, lower-case) a word of no thing: a generic, function, aggregate or
+/// superlative word of the lexicon, or one misspelt (one edit apart in a word of five letters or
+/// more, the same letters in another order in a shorter one: "mininum", "teh")?
+fn generic_word(w: &str) -> bool {
+    let common = crate::lexicon::GENERIC_WORDS
+        .iter()
+        .chain(crate::lexicon::AGGREGATE_CUES)
+        .chain(crate::lexicon::AGGREGATE_WORDS.iter().flat_map(|(_, ws)| ws.iter()))
+        .copied()
+        .chain(crate::lexicon::SUPERLATIVES.iter().map(|s| s.word));
+    let n = w.chars().count();
+    crate::lexicon::is_function_word(w) || common.into_iter().any(|g| g == w || if n >= 5 { strsim::osa_distance(w, g) <= 1 } else { n >= 3 && anagram(w, g) })
+}
+
+/// Does one of `names` (words of names, lower-case) carry `w` (a word of the question,
+/// lower-case), as the linking matches words (a plural, a prefix, an abbreviation either way, a
+/// stem), inside a name (`town` in `hometown`), one edit apart in a word of five letters or more,
+/// or by an attribute of the lexicon (`sex` for "gender")?
+fn carried(w: &str, names: &[&String]) -> bool {
+    let stem = singular(w);
+    let long = stem.chars().count() >= 5;
+    names.iter().any(|t| {
+        let t_stem = singular(t);
+        (stem.chars().count() >= 4 && t.contains(stem.as_str()))
+            || matches(w, t)
+            || matches(t, w)
+            || same_stem(w, t)
+            || (long && t_stem.chars().count() >= 5 && strsim::osa_distance(&stem, &t_stem) <= 1)
+            || same_attribute(w, t)
+            || attribute_inside(w, t)
+    })
+}
+
+/// The words the scope stage let through because the model's vote read them as the schema's
+/// (`unlinked`: they link to no table, column or stored value) that the query writes nothing
+/// for: no table or column it reads, and no string it compares, carries the word ([`carried`]).
+/// A word that follows, in the question, a word carried by a name the query reads is that
+/// name's measure, not a thing of its own ("the minimum snatch score" → `MIN(snatch)`, "the
+/// highest average attendance" → `ORDER BY average`, "the color scheme" → `color`), and a word
+/// of no thing ([`generic_word`]) asks for nothing; neither is returned. What the query returns
+/// then answers the question without what the word asks for ("Which publications were released
+/// as e-books?" → every publication, "What age rating does each movie have?" → the reviewers'
+/// stars), or the word is the schema's under a name nothing links it to: the data cannot show
+/// which, so the answer is not verified.
+pub fn unwritten_words(query: &Query, catalog: &Catalog, question: &str, unlinked: &[String]) -> Vec<String> {
+    let words: Vec<String> = unlinked.iter().map(|w| w.to_lowercase()).filter(|w| !generic_word(w)).collect();
+    if words.is_empty() {
+        return Vec::new();
+    }
+    // the words of the tables and columns the query reads, and of the strings it compares
+    let mut read: BTreeSet<String> = BTreeSet::new();
+    let _ = sqlparser::ast::visit_relations(query, |name| {
+        if let Some(last) = name.0.last() {
+            read.extend(tokens(&last.to_string().replace('"', "")));
+        }
+        ControlFlow::<()>::Continue(())
+    });
+    // the names as written anywhere (an ORDER BY is the query's, not a block's), and as the
+    // catalog has them through each block's aliases
+    let _ = sqlparser::ast::visit_expressions(query, |e| {
+        if let Some(name) = column_ident(e).map(|i| i.value.as_str()) {
+            read.extend(tokens(name));
+        }
+        ControlFlow::<()>::Continue(())
+    });
+    each_select(query, &mut |s| {
+        let aliases = crate::checks::aliases(s, catalog);
+        let _ = sqlparser::ast::visit_expressions(s, |e| {
+            if column_ident(e).is_some() {
+                if let Some((rel, column)) = crate::checks::column_of(e, &aliases, catalog) {
+                    read.extend(tokens(&column).into_iter().chain(tokens(&rel.name)));
+                }
+            }
+            ControlFlow::<()>::Continue(())
+        });
+    });
+    let strings: Vec<String> = name_strings(query).iter().flat_map(|s| s.split(|c: char| !c.is_alphanumeric()).filter(|w| !w.is_empty()).map(str::to_string).collect::<Vec<_>>()).collect();
+    let names: Vec<&String> = read.iter().chain(strings.iter()).collect();
+    let of_schema: Vec<&String> = read.iter().collect();
+    let said: Vec<String> = question.split(|c: char| !(c.is_alphanumeric() || c == '-' || c == '\'')).filter(|w| !w.is_empty()).map(|w| w.to_lowercase()).collect();
+    // the word before each place the question says `w`, when it is a word of a thing
+    let before = |w: &str| -> Vec<&String> {
+        said.iter().enumerate().filter(|(_, s)| s.as_str() == w).filter_map(|(i, _)| i.checked_sub(1).map(|j| &said[j])).filter(|p| !crate::lexicon::is_function_word(p)).collect()
+    };
+    words
+        .into_iter()
+        .filter(|w| !carried(w, &names))
+        .filter(|w| !before(w).iter().any(|p| carried(p, &of_schema)))
         .collect()
 }
 
@@ -2285,6 +2350,37 @@ mod tests {
         let q = query("SELECT name FROM authors");
         assert!(partly_written_names(&q, &catalog, question, &star, &[]).is_empty());
         assert_eq!(dropped_names(&q, &catalog, question, &star, &[]), ["Star Alliance"]);
+    }
+
+    #[test]
+    fn a_word_let_through_that_the_query_writes_nothing_for_is_read() {
+        let shop = bookshop();
+        // the word asks for what the query leaves out: every book is returned
+        let q = query("SELECT b.title FROM books AS b");
+        assert_eq!(unwritten_words(&q, &shop, "Which books were released as e-books?", &words(&["e-books"])), ["e-books"]);
+        // a word after a function word is no column's measure
+        let q = query("SELECT b.title, AVG(r.stars) FROM books AS b JOIN ratings AS r ON r.book_id = b.book_id GROUP BY b.title");
+        assert_eq!(unwritten_words(&q, &shop, "What age rating does each book have?", &words(&["age"])), ["age"]);
+        // each word is read alone: the one written is not returned
+        let q = query("SELECT title FROM books WHERE format = 'Hardcover'");
+        assert_eq!(unwritten_words(&q, &shop, "Which hardcover books have a dust jacket?", &words(&["hardcover", "jacket"])), ["jacket"]);
+        for (sql, question, unlinked) in [
+            // a column the query reads, as written or as the catalog has it through an alias
+            ("SELECT title, royalty FROM books", "What is the royalty of each book?", "royalty"),
+            ("SELECT b.title FROM books AS b ORDER BY b.price", "List the books by their prices.", "prices"),
+            // a string it compares
+            ("SELECT title FROM books WHERE format = 'Hardcover'", "Which books are hardcovers?", "hardcovers"),
+            // a column's measure: the word before it names a column the query reads
+            ("SELECT name FROM stadium ORDER BY average DESC LIMIT 1", "Which stadium has the highest average attendance?", "attendance"),
+            ("SELECT MIN(snatch) FROM body_builder", "What is the minimum snatch result?", "result"),
+            ("SELECT id, color, name FROM photos", "List the id, color scheme and name of the photos.", "scheme"),
+            // a word of no thing
+            ("SELECT count(*) FROM books", "What is the number of books?", "number"),
+        ] {
+            let q = query(sql);
+            assert!(unwritten_words(&q, &shop, question, &words(&[unlinked])).is_empty(), "{sql} for {question}");
+        }
+        assert!(unwritten_words(&query("SELECT title FROM books"), &shop, "Which books were released as e-books?", &[]).is_empty());
     }
 
     #[test]
