@@ -287,8 +287,8 @@ fn carried(w: &str, names: &[&String]) -> bool {
 /// The words the scope stage let through because the model's vote read them as the schema's
 /// (`unlinked`: they link to no table, column or stored value) that the query writes nothing
 /// for: no table or column it reads, and no string it compares, carries the word ([`carried`]).
-/// A word that follows, in the question, a word carried by a name the query reads is that
-/// name's measure, not a thing of its own ("the minimum snatch score" → `MIN(snatch)`, "the
+/// A word that follows, in the question, a word carried by a column the query reads (no key or
+/// code: `body_builder_id` measures nothing) is that column's measure, not a thing of its own ("the minimum snatch score" → `MIN(snatch)`, "the
 /// highest average attendance" → `ORDER BY average`, "the color scheme" → `color`), and a word
 /// of no thing ([`generic_word`]) asks for nothing; neither is returned. What the query returns
 /// then answers the question without what the word asks for ("Which publications were released
@@ -300,8 +300,16 @@ pub fn unwritten_words(query: &Query, catalog: &Catalog, question: &str, unlinke
     if words.is_empty() {
         return Vec::new();
     }
-    // the words of the tables and columns the query reads, and of the strings it compares
+    // the words of the tables and columns the query reads, and of the strings it compares; and
+    // the words of the columns it reads that are no key or code (what a measure can be of)
     let mut read: BTreeSet<String> = BTreeSet::new();
+    let mut measured: BTreeSet<String> = BTreeSet::new();
+    let mut measure = |name: &str| {
+        let words = tokens(name);
+        if !words.last().is_some_and(|w| ["id", "code", "key"].contains(&w.as_str())) {
+            measured.extend(words);
+        }
+    };
     let _ = sqlparser::ast::visit_relations(query, |name| {
         if let Some(last) = name.0.last() {
             read.extend(tokens(&last.to_string().replace('"', "")));
@@ -313,6 +321,7 @@ pub fn unwritten_words(query: &Query, catalog: &Catalog, question: &str, unlinke
     let _ = sqlparser::ast::visit_expressions(query, |e| {
         if let Some(name) = column_ident(e).map(|i| i.value.as_str()) {
             read.extend(tokens(name));
+            measure(name);
         }
         ControlFlow::<()>::Continue(())
     });
@@ -329,7 +338,7 @@ pub fn unwritten_words(query: &Query, catalog: &Catalog, question: &str, unlinke
     });
     let strings: Vec<String> = name_strings(query).iter().flat_map(|s| s.split(|c: char| !c.is_alphanumeric()).filter(|w| !w.is_empty()).map(str::to_string).collect::<Vec<_>>()).collect();
     let names: Vec<&String> = read.iter().chain(strings.iter()).collect();
-    let of_schema: Vec<&String> = read.iter().collect();
+    let of_columns: Vec<&String> = measured.iter().collect();
     let said: Vec<String> = question.split(|c: char| !(c.is_alphanumeric() || c == '-' || c == '\'')).filter(|w| !w.is_empty()).map(|w| w.to_lowercase()).collect();
     // the word before each place the question says `w`, when it is a word of a thing
     let before = |w: &str| -> Vec<&String> {
@@ -338,7 +347,7 @@ pub fn unwritten_words(query: &Query, catalog: &Catalog, question: &str, unlinke
     words
         .into_iter()
         .filter(|w| !carried(w, &names))
-        .filter(|w| !before(w).iter().any(|p| carried(p, &of_schema)))
+        .filter(|w| !before(w).iter().any(|p| carried(p, &of_columns)))
         .collect()
 }
 
@@ -2361,6 +2370,9 @@ mod tests {
         // a word after a function word is no column's measure
         let q = query("SELECT b.title, AVG(r.stars) FROM books AS b JOIN ratings AS r ON r.book_id = b.book_id GROUP BY b.title");
         assert_eq!(unwritten_words(&q, &shop, "What age rating does each book have?", &words(&["age"])), ["age"]);
+        // a word after a word of a table or of a key the query reads is no column's measure
+        let q = query("SELECT body_builder_id, clean_jerk / snatch * 100 AS body_fat_percentage FROM body_builder");
+        assert_eq!(unwritten_words(&q, &shop, "List the body builders by their body fat percentage.", &words(&["fat"])), ["fat"]);
         // each word is read alone: the one written is not returned
         let q = query("SELECT title FROM books WHERE format = 'Hardcover'");
         assert_eq!(unwritten_words(&q, &shop, "Which hardcover books have a dust jacket?", &words(&["hardcover", "jacket"])), ["jacket"]);
