@@ -288,9 +288,11 @@ fn carried(w: &str, names: &[&String]) -> bool {
 /// (`unlinked`: they link to no table, column or stored value) that the query writes nothing
 /// for: no table or column it reads, and no string it compares, carries the word ([`carried`]).
 /// A word that follows, in the question, a word carried by a column the query reads (no key or
-/// code: `body_builder_id` measures nothing) is that column's measure, not a thing of its own ("the minimum snatch score" → `MIN(snatch)`, "the
-/// highest average attendance" → `ORDER BY average`, "the color scheme" → `color`), and a word
-/// of no thing ([`generic_word`]) asks for nothing; neither is returned. What the query returns
+/// code: `body_builder_id` measures nothing) is that column's measure, not a thing of its own
+/// ("the minimum snatch score" → `MIN(snatch)`, "the highest average attendance" → `ORDER BY
+/// average`, "the color scheme" → `color`), and a word of no thing ([`generic_word`]) asks for
+/// nothing; neither is returned. (An output's alias referred to by name, `ORDER BY
+/// body_fat_percentage`, is read as a name written: a label can carry a word it holds nothing of.) What the query returns
 /// then answers the question without what the word asks for ("Which publications were released
 /// as e-books?" → every publication, "What age rating does each movie have?" → the reviewers'
 /// stars), or the word is the schema's under a name nothing links it to: the data cannot show
