@@ -516,6 +516,16 @@ fn let_through(detail: &str) -> Vec<String> {
     words.split(", ").map(|w| w.trim_matches('"').to_string()).filter(|w| !w.is_empty()).collect()
 }
 
+/// The database a recorded run of `set` was asked of, as loaded (`train_<db>`, `spider_<db>`).
+fn loaded_db(set: &str, db: &str) -> String {
+    let db = db.to_lowercase();
+    match set {
+        "spider_train" if !db.starts_with("train_") => format!("train_{db}"),
+        "spider" if !db.starts_with("spider_") => format!("spider_{db}"),
+        _ => db,
+    }
+}
+
 /// The `unwritten` mode: which recorded runs with words let through on the vote the rule of an
 /// answer reading nothing for them reaches (see the module's documentation).
 fn unwritten_mode(files: Vec<String>, out: &mut std::fs::File) {
@@ -531,12 +541,7 @@ fn unwritten_mode(files: Vec<String>, out: &mut std::fs::File) {
                 continue;
             }
             let (Some(question), Some(set)) = (r["question"].as_str(), r["set"].as_str()) else { continue };
-            let db = r["db"].as_str().unwrap_or_default().to_lowercase();
-            let db = match set {
-                "spider_train" if !db.starts_with("train_") => format!("train_{db}"),
-                "spider" if !db.starts_with("spider_") => format!("spider_{db}"),
-                _ => db,
-            };
+            let db = loaded_db(set, r["db"].as_str().unwrap_or_default());
             let status = r["status"].as_str().unwrap_or("-").to_string();
             let right = match (set, r["strict"].as_bool()) {
                 ("unanswerable", _) => "unanswerable",
@@ -563,7 +568,7 @@ fn unwritten_mode(files: Vec<String>, out: &mut std::fs::File) {
             if left.is_empty() {
                 continue;
             }
-            tally.get_mut(&(name.clone(), status.clone(), right.to_string())).unwrap()[2] += 1;
+            e[2] += 1;
             println!("  [{name} {status} {right}] {question}  let through {words:?}, unwritten {left:?}  ({sql})");
             writeln!(out, "{}", json!({"file": name, "db": db, "question": question, "sql": sql, "status": status, "right": right, "let_through": words, "unwritten": left})).unwrap();
         }
@@ -893,12 +898,7 @@ fn invented_mode(files: Vec<String>, out: &mut std::fs::File) {
             if r.get("config").is_some_and(|c| c != "full") {
                 continue;
             }
-            let db = r["db"].as_str().unwrap_or_default().to_lowercase();
-            let db = match set {
-                "spider_train" if !db.starts_with("train_") => format!("train_{db}"),
-                "spider" if !db.starts_with("spider_") => format!("spider_{db}"),
-                _ => db,
-            };
+            let db = loaded_db(set, r["db"].as_str().unwrap_or_default());
             let right = match r["strict"].as_bool() {
                 Some(true) => "right",
                 Some(false) => "wrong",

@@ -197,15 +197,12 @@ impl<D: Database + ?Sized, M: Model + ?Sized> Ask<'_, '_, D, M> {
     /// answerable runs such answers are mostly right, so only the status says what was not shown.
     pub(super) fn unwritten_words(&self, query: &Query) -> Option<String> {
         let gap = self.let_through.as_ref()?;
-        let unlinked: Vec<String> = gap.unlinked.iter().filter(|w| !gap.names.iter().any(|n| n.eq_ignore_ascii_case(w))).cloned().collect();
-        let left = scope::written::unwritten_words(query, &self.catalog, self.question.text, &unlinked);
+        let left = scope::written::unwritten_words(query, &self.catalog, self.question.text, &gap.words());
+        let it = if left.len() == 1 { "it" } else { "them" };
         (!left.is_empty()).then(|| {
             format!(
-                "the query reads nothing for {}: no table, column or stored value holds {}, the model read {} as the schema's, and no name the query reads or string it compares carries {}",
-                quoted(&left),
-                if left.len() == 1 { "it" } else { "them" },
-                if left.len() == 1 { "it" } else { "them" },
-                if left.len() == 1 { "it" } else { "them" }
+                "the query reads nothing for {}: no table, column or stored value holds {it}, the model read {it} as the schema's, and no name the query reads or string it compares carries {it}",
+                quoted(&left)
             )
         })
     }
@@ -636,7 +633,7 @@ impl<D: Database + ?Sized, M: Model + ?Sized> Ask<'_, '_, D, M> {
         let Some(gap) = self.let_through.as_ref() else { return Ok(None) };
         // words only: a proper name no stored value holds is the question's value ("orders from
         // Atlantis": no rows), even when it is all the vote was asked about
-        let unlinked: Vec<String> = gap.unlinked.iter().filter(|w| !gap.names.iter().any(|n| n.eq_ignore_ascii_case(w))).cloned().collect();
+        let unlinked = gap.words();
         let Some(literal) = self.nowhere_in_data(chosen, |query, catalog| scope::written::unlinked_as_values(query, catalog, &unlinked)) else { return Ok(None) };
         let core = literal.core();
         let (t, c) = (&literal.rel.name, &literal.column);

@@ -61,6 +61,14 @@ pub struct Gap {
     pub closest: Vec<String>,
 }
 
+impl Gap {
+    /// The words let through that are no proper name no stored value holds (such a name is the
+    /// question's value: "orders from Atlantis" has an answer, no rows).
+    pub fn words(&self) -> Vec<String> {
+        self.unlinked.iter().filter(|w| !self.names.iter().any(|n| n.eq_ignore_ascii_case(w))).cloned().collect()
+    }
+}
+
 /// What the query the model wrote shows, for a question with a [`Gap`]: the kind of question it
 /// is and why, in words; `None` when the query fills no gap either way.
 /// `grounded` are the stored values the value index matched in the question (`table.column`,
@@ -174,7 +182,6 @@ pub fn unanswered_items(query: &Query, catalog: &Catalog, question: &str, unlink
         return Vec::new();
     }
     let gaps: Vec<String> = unlinked.iter().map(|w| w.to_lowercase()).collect();
-    let generic = generic_word;
     let who_holds = question.trim_start().to_lowercase().starts_with("who ");
     // (the thing as asked, its content words, its generic words)
     let items: Vec<(String, Vec<String>, Vec<String>)> = crate::checks::columns::requested_items(question)
@@ -184,7 +191,7 @@ pub fn unanswered_items(query: &Query, catalog: &Catalog, question: &str, unlink
             if who_holds && words.iter().any(|w| crate::lexicon::superlative(w).is_some()) {
                 return None;
             }
-            let (common, content): (Vec<String>, Vec<String>) = words.into_iter().partition(|w| w.chars().count() < 3 || generic(w));
+            let (common, content): (Vec<String>, Vec<String>) = words.into_iter().partition(|w| w.chars().count() < 3 || generic_word(w));
             (content.len() <= 3 && content.iter().any(|w| gaps.contains(w))).then_some((item, content, common))
         })
         .collect();
@@ -236,16 +243,15 @@ pub fn unanswered_items(query: &Query, catalog: &Catalog, question: &str, unlink
     if open || (who_holds && columns.iter().any(|t| t.contains("name"))) {
         return Vec::new();
     }
-    let carries = carried;
     // a word of the function's in a name (`average` of `average_duration`) carries nothing asked
     // ("age" would otherwise abbreviate it)
-    let every: Vec<&String> = columns.iter().chain(aliases_given.iter()).filter(|t| !generic(t)).collect();
+    let every: Vec<&String> = columns.iter().chain(aliases_given.iter()).filter(|t| !generic_word(t)).collect();
     let of_columns: Vec<&String> = columns.iter().collect();
     items
         .into_iter()
         .filter(|(_, content, common)| {
-            !content.iter().any(|w| carries(w, &every))
-                && !common.iter().any(|w| carries(w, &of_columns))
+            !content.iter().any(|w| carried(w, &every))
+                && !common.iter().any(|w| carried(w, &of_columns))
         })
         .map(|(item, _, _)| (item, returned.clone()))
         .collect()
@@ -292,11 +298,11 @@ fn carried(w: &str, names: &[&String]) -> bool {
 /// ("the minimum snatch score" → `MIN(snatch)`, "the highest average attendance" → `ORDER BY
 /// average`, "the color scheme" → `color`), and a word of no thing ([`generic_word`]) asks for
 /// nothing; neither is returned. (An output's alias referred to by name, `ORDER BY
-/// body_fat_percentage`, is read as a name written: a label can carry a word it holds nothing of.) What the query returns
-/// then answers the question without what the word asks for ("Which publications were released
-/// as e-books?" → every publication, "What age rating does each movie have?" → the reviewers'
-/// stars), or the word is the schema's under a name nothing links it to: the data cannot show
-/// which, so the answer is not verified.
+/// body_fat_percentage`, is read as a name written: a label can carry a word it holds nothing
+/// of.) What the query returns then answers the question without what the word asks for ("Which
+/// publications were released as e-books?" → every publication, "What age rating does each
+/// movie have?" → the reviewers' stars), or the word is the schema's under a name nothing links
+/// it to: the data cannot show which, so the answer is not verified.
 pub fn unwritten_words(query: &Query, catalog: &Catalog, question: &str, unlinked: &[String]) -> Vec<String> {
     let words: Vec<String> = unlinked.iter().map(|w| w.to_lowercase()).filter(|w| !generic_word(w)).collect();
     if words.is_empty() {
