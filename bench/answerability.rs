@@ -219,7 +219,8 @@ fn main() {
         "invented" => invented_mode(args.iter().skip(1).filter(|a| !a.starts_with("--")).cloned().collect(), &mut out),
         "patterns" => patterns_mode(&mut out),
         "unwritten" => unwritten_mode(args.iter().skip(1).filter(|a| !a.starts_with("--")).cloned().collect(), &mut out),
-        other => panic!("unknown mode {other} (evidence, ask, statuses, own_value, replay, unplaced, invented, patterns, unwritten)"),
+        "loose" => loose_mode(threshold, args.iter().skip(1).filter(|a| !a.starts_with("--")).cloned().collect(), &mut out),
+        other => panic!("unknown mode {other} (evidence, ask, statuses, own_value, replay, unplaced, invented, patterns, unwritten, loose)"),
     }
     println!("raw results: {out_path}");
 }
@@ -578,6 +579,95 @@ fn unwritten_mode(files: Vec<String>, out: &mut std::fs::File) {
     println!("\n| file | status | right | runs | words let through | reached |\n|---|---|---|---|---|---|");
     for ((file, status, right), [n, through, reached]) in &tally {
         println!("| {file} | {status} | {right} | {n} | {through} | {reached} |");
+    }
+}
+
+/// The `loose` mode: the rule of an answer reading nothing for a word ([`unwritten_words`]) read
+/// with the words the scope stage lets through without a vote, each question's evidence gathered
+/// again (the embedding server, no chat model): verbs and adverbs that link to nothing (`soft`) and
+/// words linked only by meaning (`meaning`). On every gold query of `spider_train` and of the 13
+/// `spider` databases (a gold it reaches is a right answer it would keep from `ok`) and on the
+/// recorded runs of the given files (Benchmark 2's, Benchmark 10's statuses).
+///
+/// [`unwritten_words`]: nl2sql_core::scope::written::unwritten_words
+fn loose_mode(threshold: f32, files: Vec<String>, out: &mut std::fs::File) {
+    use nl2sql_core::scope::link::LinkedBy;
+    println!("Benchmark 10 (loose): command: cargo run --release --example answerability -- loose {}", files.join(" "));
+    let mut schemas = BTreeMap::new();
+    let mut catalogs = BTreeMap::new();
+    // (source, status, right) -> [runs, with soft words, reached by them, with meaning words,
+    // reached by them, a value, number or bound the question does not give, that and a word
+    // (soft, by meaning or let through on the vote) the query writes nothing for]
+    let mut tally: BTreeMap<(String, String, String), [usize; 7]> = BTreeMap::new();
+    let mut runs: Vec<(String, String, String, String, String, String, Vec<String>)> = Vec::new(); // (source, db, question, sql, status, right, let through)
+    for (set_name, prefix) in [("spider_train", "train_"), ("spider", "spider_")] {
+        for q in load(&format!("{}/{set_name}/questions.json", data_dir())) {
+            let db = format!("{prefix}{}", q["db_id"].as_str().unwrap().to_lowercase());
+            runs.push((format!("gold {set_name}"), db, q["question"].as_str().unwrap().to_string(), q["gold_pg"].as_str().unwrap_or_default().to_string(), "gold".into(), "right".into(), Vec::new()));
+        }
+    }
+    for file in &files {
+        let name = file.rsplit('/').next().unwrap_or(file).to_string();
+        for line in std::fs::read_to_string(file).unwrap_or_else(|e| panic!("{file}: {e}")).lines() {
+            let Ok(r) = serde_json::from_str::<Value>(line) else { continue };
+            if r.get("config").is_some_and(|c| c != "full") {
+                continue;
+            }
+            let (Some(question), Some(set), Some(sql)) = (r["question"].as_str(), r["set"].as_str(), r["sql"].as_str()) else { continue };
+            let right = match (set, r["strict"].as_bool()) {
+                ("unanswerable", _) => "unanswerable",
+                (_, Some(true)) => "right",
+                (_, Some(false)) => "wrong",
+                _ => "-",
+            };
+            let status = r["status"].as_str().unwrap_or("-").to_string();
+            let through: Vec<String> = r["steps"].as_array().into_iter().flatten().filter(|s| s[0] == "scope").flat_map(|s| let_through(s[2].as_str().unwrap_or_default())).collect();
+            runs.push((name.clone(), loaded_db(set, r["db"].as_str().unwrap_or_default()), question.to_string(), sql.to_string(), status, right.into(), through));
+        }
+    }
+    // (db, question) -> (soft words, words linked by meaning, the value index's matches): a
+    // question recorded in many files is read once
+    let mut read: BTreeMap<(String, String), (Vec<String>, Vec<String>, Vec<(String, String)>)> = BTreeMap::new();
+    for (source, db, question, sql, status, right, through) in runs {
+        let e = tally.entry((source.clone(), status.clone(), right.clone())).or_default();
+        e[0] += 1;
+        let Ok(checked) = nl2sql_core::sql::check_query(&sql) else { continue };
+        let (soft, meaning, hits) = read
+            .entry((db.clone(), question.clone()))
+            .or_insert_with(|| {
+                let ev = evidence(&db, &question, schema(&db, &mut schemas), threshold);
+                let soft: Vec<String> = ev.links.iter().filter(|l| l.to.is_none() && l.soft).map(|l| l.word.clone()).collect();
+                let meaning: Vec<String> = ev.links.iter().filter(|l| matches!(&l.to, Some((_, LinkedBy::Meaning)))).map(|l| l.word.clone()).collect();
+                (soft, meaning, value_hits(&db, &question))
+            })
+            .clone();
+        let catalog = catalog(&db, &mut catalogs);
+        let left_soft = if soft.is_empty() { Vec::new() } else { nl2sql_core::scope::written::unwritten_words(&checked.query, catalog, &question, &soft) };
+        let left_meaning = if meaning.is_empty() { Vec::new() } else { nl2sql_core::scope::written::unwritten_words(&checked.query, catalog, &question, &meaning) };
+        let left_through = if through.is_empty() { Vec::new() } else { nl2sql_core::scope::written::unwritten_words(&checked.query, catalog, &question, &through) };
+        let assumed: Vec<String> = nl2sql_core::scope::written::invented_values(&checked.query, catalog, &question, &hits)
+            .into_iter()
+            .chain(nl2sql_core::scope::written::invented_numbers(&checked.query, &question, &[]))
+            .chain(nl2sql_core::scope::written::assumed_thresholds(&checked.query, &question, &[]))
+            .map(|(a, b)| format!("{a} {b}"))
+            .collect();
+        let both = !assumed.is_empty() && !(left_soft.is_empty() && left_meaning.is_empty() && left_through.is_empty());
+        let e = tally.entry((source.clone(), status.clone(), right.clone())).or_default();
+        e[1] += !soft.is_empty() as usize;
+        e[2] += !left_soft.is_empty() as usize;
+        e[3] += !meaning.is_empty() as usize;
+        e[4] += !left_meaning.is_empty() as usize;
+        e[5] += !assumed.is_empty() as usize;
+        e[6] += both as usize;
+        if !left_soft.is_empty() || !left_meaning.is_empty() || !left_through.is_empty() || !assumed.is_empty() {
+            println!("  [{source} {status} {right}]{} {question}  soft unwritten {left_soft:?}, meaning unwritten {left_meaning:?}, let through unwritten {left_through:?}, assumed {assumed:?}  ({sql})", if both { " BOTH" } else { "" });
+            writeln!(out, "{}", json!({"source": source, "db": db, "question": question, "sql": sql, "status": status, "right": right,
+                "soft": soft, "soft_unwritten": left_soft, "meaning": meaning, "meaning_unwritten": left_meaning, "let_through_unwritten": left_through, "assumed": assumed, "both": both})).unwrap();
+        }
+    }
+    println!("\n| source | status | right | runs | soft words | reached | meaning words | reached | assumed | assumed and a word unwritten |\n|---|---|---|---|---|---|---|---|---|---|");
+    for ((source, status, right), [n, s, rs, m, rm, a, both]) in &tally {
+        println!("| {source} | {status} | {right} | {n} | {s} | {rs} | {m} | {rm} | {a} | {both} |");
     }
 }
 

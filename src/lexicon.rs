@@ -629,7 +629,7 @@ pub const GENERIC_WORDS: &[&str] = &[
     "can", "could", "would", "will", "shall", "may", "might", "must", "should", "make", "makes", "made", "take", "takes",
     "took", "belong", "belongs", "belonged", "associated", "related", "relate", "involved", "involve", "including", "include",
     "includes", "contain", "contains", "contained", "appear", "appears", "exist", "exists", "existing", "used", "use", "uses",
-    "using", "known", "given", "listed", "shown", "order", "ordered", "sorted", "alphabetical", "alphabetically",
+    "using", "known", "given", "listed", "shown", "order", "ordered", "sorted", "grouped", "alphabetical", "alphabetically",
     "ascending", "descending", "ascend", "descend", "decreasing", "increasing", "reverse", "first", "last", "second", "third",
     "top", "bottom", "above", "below", "between", "within", "among", "along", "together", "with", "without", "per", "than",
     "then", "that", "this", "these", "those", "them", "they", "their", "theirs", "its", "his", "her", "hers", "him", "she",

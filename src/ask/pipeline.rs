@@ -674,6 +674,14 @@ impl<D: Database + ?Sized, M: Model + ?Sized> Ask<'_, '_, D, M> {
                     .collect();
             }
         }
+        // a value, a number or a bound the question does not give, in an answer that reads
+        // nothing for a word of the question that links to no name: the two agree that the query
+        // stands in for what the data does not hold, no vote
+        if !reused && !assumed.is_empty() {
+            if let Some((kind, reason)) = self.assumed_scope(&chosen.sql, &assumed)? {
+                return self.refuse(kind, reason);
+            }
+        }
         // another thing returned than was asked, while a reading also looked for a name after the
         // question's words that the database has nowhere: the two checks agree, no vote
         if !reused && !another.is_empty() {

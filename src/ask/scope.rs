@@ -436,6 +436,46 @@ impl<D: Database + ?Sized, M: Model + ?Sized> Ask<'_, '_, D, M> {
         Ok(Some((kind, reason)))
     }
 
+    /// An answer that compares or computes with what the question does not give (`assumed`: a
+    /// value it does not name, a number or a bound it does not give, [`Self::assumed_values`],
+    /// [`Self::assumed_numbers`], [`Self::assumed_thresholds`]) and that reads nothing for a word
+    /// of the question that links to no name of the schema ([`scope::written::unwritten_words`]
+    /// over the words the scope stage let through on the vote and the loose ones: a verb or
+    /// adverb that links to nothing, a word linked only by meaning): two findings agree that the
+    /// query stands in for what the data does not hold with the model's own knowledge ("Which
+    /// employees work remotely?" → `job_id = 'SA_REP'`, "Which teachers have a doctorate?" →
+    /// `grade = 100`), so the run is refused without a vote (shown a value the question does not
+    /// give, the model said the database holds what was asked every time). Either alone is no
+    /// reason: a loose word without a stand-in is most often a relation a join writes ("enrolled"
+    /// and `student_course_enrolment`), and an assumed value alone can be the data's encoding the
+    /// checks do not know. Nothing when refusal is off or either is empty.
+    pub(super) fn assumed_scope(&mut self, sql: &str, assumed: &[String]) -> Result<Option<(scope::Kind, String)>> {
+        if !self.opts.refuse || assumed.is_empty() {
+            return Ok(None);
+        }
+        let Ok(checked) = crate::sql::check_query(sql) else { return Ok(None) };
+        let mut words: Vec<String> = self.let_through.as_ref().map(Gap::words).unwrap_or_default();
+        for w in &self.loose_words {
+            if !words.iter().any(|x| x.eq_ignore_ascii_case(w)) {
+                words.push(w.clone());
+            }
+        }
+        let left = scope::written::unwritten_words(&checked.query, &self.catalog, self.question.text, &words);
+        if left.is_empty() {
+            return Ok(None);
+        }
+        let kind = scope::Kind::MissingData;
+        let it = if left.len() == 1 { "it" } else { "them" };
+        let reason = format!(
+            "the database has no place for what the question asks about: the question says {}, which no table or column the query reads and no string it compares carries, and the query stands in for {it} with what the question does not give ({})",
+            quoted(&left),
+            assumed.join("; ")
+        );
+        let data = json!({"kind": kind, "unwritten": left, "assumed": assumed, "by": "a word of the question the query reads nothing for, and a value, number or bound the question does not give"});
+        self.trace.step(Stage::Scope, Status::Unanswerable, reason.clone(), Some(sql.to_string()), data)?;
+        Ok(Some((kind, reason)))
+    }
+
     /// The names the readings of this run looked for and did not find (a query written that
     /// PostgreSQL could not plan, as its steps record: a failed first reading, a repair, a second
     /// reading that does not run), each of which the database has nowhere and is named after a

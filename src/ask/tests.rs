@@ -712,9 +712,11 @@ fn an_unverified_answer_that_returns_another_thing_is_put_to_the_vote_too() {
 fn an_answer_unverified_for_another_reason_lists_a_value_the_question_does_not_give_and_asks_no_vote() {
     // "3" is not kept (LIMIT 2, which a mechanical fix takes off): unverified before the value
     // check; the country the model chose is listed too, and with refusal on no vote is asked of it
+    // (the question has no word the query could stand in for: with one, "famous", the two
+    // findings agree and the run is refused, `a_value_the_question_does_not_name_in_place_of_…`)
     let limited = "SELECT name FROM authors WHERE country = 'Nigeria' LIMIT 2";
     let mut model = ScriptedModel::new(vec![sql_reply(limited)]);
-    let e = run(&mut ScriptedDb::bookshop(), &mut model, "Which 3 authors are famous?", json!({"probe": false, "repair": false, "confirm": false})).unwrap();
+    let e = run(&mut ScriptedDb::bookshop(), &mut model, "Which 3 authors are there?", json!({"probe": false, "repair": false, "confirm": false})).unwrap();
     assert_eq!((e.status(), model.requests.len()), (Status::Unverified, 1), "{:?}", stages(&e));
     assert!(e.chosen_sql.contains("country = 'Nigeria'"), "{}", e.chosen_sql);
     assert!(e.open_problems.iter().any(|p| p.starts_with("it compares authors.country = 'Nigeria', a value the question does not name")), "{:?}", e.open_problems);
@@ -746,6 +748,39 @@ fn a_count_named_after_a_verb_the_schema_names_nowhere_is_another_thing() {
     let mut model = far(&["ordered"], vec![sql_reply(ordered)]);
     let e = run(&mut ScriptedDb::bookshop(), &mut model, "How many times has each customer ordered?", json!({"probe": false, "repair": false, "confirm": false})).unwrap();
     assert_eq!((e.status(), model.requests.len()), (Status::Ok, 1), "{:?}", e.open_problems);
+}
+
+#[test]
+fn a_value_the_question_does_not_name_in_place_of_a_word_the_query_reads_nothing_for_is_refused() {
+    // "retired" is a verb form that links to nothing: no suspicion before the query, which
+    // stands in for it with a country the question does not name; the two agree, no vote
+    let assumed = "SELECT name FROM authors WHERE country = 'Nigeria'";
+    let opts = json!({"probe": false, "repair": false, "confirm": false});
+    let mut model = far(&["retired"], vec![sql_reply(assumed)]);
+    let e = run(&mut ScriptedDb::bookshop(), &mut model, "Which authors are retired?", opts.clone()).unwrap();
+    assert_eq!((e.status(), e.answered(), e.chosen_sql.as_str(), model.requests.len()), (Status::Unanswerable, false, "", 1), "{:?}", stages(&e));
+    assert_eq!(steps_of(&e, Stage::Scope), ["ok", "unanswerable"]);
+    let second = e.steps.iter().filter(|s| s.stage == Stage::Scope).nth(1).unwrap();
+    assert_eq!((second.sql.as_deref(), second.data["unwritten"].clone(), second.data["kind"].clone()), (Some(assumed), json!(["retired"]), json!("missing_data")));
+    assert!(second.data["assumed"][0].as_str().unwrap().starts_with("it compares authors.country = 'Nigeria', a value the question does not name"), "{}", second.data["assumed"]);
+    assert!(e.reason().contains("the question says \"retired\", which no table or column the query reads and no string it compares carries, and the query stands in for it with what the question does not give (it compares authors.country = 'Nigeria'"), "{}", e.reason());
+    // refusal off: the value is an open problem, the answer unverified
+    let mut model = far(&["retired"], vec![sql_reply(assumed)]);
+    let e = run(&mut ScriptedDb::bookshop(), &mut model, "Which authors are retired?", json!({"probe": false, "repair": false, "confirm": false, "refuse": false})).unwrap();
+    assert_eq!((e.status(), e.chosen_sql.as_str()), (Status::Unverified, assumed));
+    // the loose word alone is no finding: the query that reads nothing for it is the answer
+    let all = "SELECT name FROM authors";
+    let mut model = far(&["retired"], vec![sql_reply(all)]);
+    let e = run(&mut ScriptedDb::bookshop(), &mut model, "Which authors are retired?", opts.clone()).unwrap();
+    assert_eq!((e.status(), e.chosen_sql.as_str()), (Status::Ok, all), "{:?}", e.open_problems);
+    // a country the question names beside the word is no stand-in: the word alone is left
+    let mut model = far(&["retired"], vec![sql_reply(assumed)]);
+    let e = run(&mut ScriptedDb::bookshop(), &mut model, "Which authors from Nigeria are retired?", opts.clone()).unwrap();
+    assert_eq!((e.status(), e.chosen_sql.as_str()), (Status::Ok, assumed), "{:?}", e.open_problems);
+    // the value alone, with no word the query could stand in for: unverified, as before
+    let mut model = far(&["retired"], vec![sql_reply(assumed)]);
+    let e = run(&mut ScriptedDb::bookshop(), &mut model, "Which authors are there?", opts).unwrap();
+    assert_eq!((e.status(), e.chosen_sql.as_str()), (Status::Unverified, assumed), "{:?}", e.open_problems);
 }
 
 #[test]

@@ -278,9 +278,11 @@ fn generic_word(w: &str) -> bool {
 fn carried(w: &str, names: &[&String]) -> bool {
     let stem = singular(w);
     let long = stem.chars().count() >= 5;
+    let verb = verb_stem(w);
     names.iter().any(|t| {
         let t_stem = singular(t);
         (stem.chars().count() >= 4 && t.contains(stem.as_str()))
+            || verb.as_ref().is_some_and(|v| t.contains(v.as_str()))
             || matches(w, t)
             || matches(t, w)
             || same_stem(w, t)
@@ -288,6 +290,20 @@ fn carried(w: &str, names: &[&String]) -> bool {
             || same_attribute(w, t)
             || attribute_inside(w, t)
     })
+}
+
+/// The stem of a verb form in `-ed` or `-ing`, a doubled last consonant undone, when at least
+/// four letters are left ("billed" and "billing" → `bill`, "enrolled" → `enrol`, "processed" →
+/// `process`): the form a name writes the same verb in (`billing_state`, `student_enrolment`).
+fn verb_stem(w: &str) -> Option<String> {
+    let base = w.strip_suffix("ed").or_else(|| w.strip_suffix("ing"))?;
+    let chars: Vec<char> = base.chars().collect();
+    let undoubled = match chars.as_slice() {
+        [.., a, b] if a == b && !"aeiouls".contains(*a) => &chars[..chars.len() - 1],
+        [.., a, b] if a == b && *a == 'l' && chars.len() > 4 => &chars[..chars.len() - 1],
+        _ => &chars[..],
+    };
+    (undoubled.len() >= 4).then(|| undoubled.iter().collect())
 }
 
 /// The words the scope stage let through because the model's vote read them as the schema's
@@ -2370,6 +2386,20 @@ mod tests {
     }
 
     #[test]
+    fn a_verb_form_is_read_by_its_stem() {
+        assert_eq!(verb_stem("billed").as_deref(), Some("bill"));
+        assert_eq!(verb_stem("billing").as_deref(), Some("bill"));
+        assert_eq!(verb_stem("enrolled").as_deref(), Some("enrol"));
+        assert_eq!(verb_stem("processed").as_deref(), Some("process"));
+        assert_eq!(verb_stem("shipped").as_deref(), Some("ship"));
+        assert_eq!(verb_stem("refunded").as_deref(), Some("refund"));
+        // too short to say anything, or no verb form
+        assert_eq!(verb_stem("used"), None);
+        assert_eq!(verb_stem("rated"), None);
+        assert_eq!(verb_stem("bonus"), None);
+    }
+
+    #[test]
     fn a_word_let_through_that_the_query_writes_nothing_for_is_read() {
         let shop = bookshop();
         // the word asks for what the query leaves out: every book is returned
@@ -2396,6 +2426,9 @@ mod tests {
             ("SELECT id, color, name FROM photos", "List the id, color scheme and name of the photos.", "scheme"),
             // a word of no thing
             ("SELECT count(*) FROM books", "What is the number of books?", "number"),
+            // a verb form a name writes as another form of the same verb
+            ("SELECT billing_state, COUNT(*) FROM invoices GROUP BY billing_state", "How many invoices were billed from each state?", "billed"),
+            ("SELECT COUNT(DISTINCT student_id) FROM student_course_enrolment", "How many students are enrolled?", "enrolled"),
         ] {
             let q = query(sql);
             assert!(unwritten_words(&q, &shop, question, &words(&[unlinked])).is_empty(), "{sql} for {question}");
