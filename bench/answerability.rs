@@ -73,6 +73,12 @@
 //!         statuses since 535b6bf): the words are the scope step's, the query the chosen one. By
 //!         file, status and rightness: the runs read, those with words let through, those the
 //!         rule reaches (an `ok` it reaches would end `unverified`).
+//!     cargo run --release --example answerability -- loose [FILE...]
+//!         no chat model (the embedding server, each question's evidence gathered again): the same
+//!         rule read with the loose words (a verb or adverb that links to nothing, a word linked
+//!         only by meaning), and `assumed_scope`'s pair (a value, number or bound the question
+//!         does not give, and a word the query reads nothing for), on every gold query of both
+//!         sets (a gold reached is a right answer lost) and on the recorded runs of the given files.
 //!
 //! Raw per-question results go to `bench/results/answerability_<mode>.jsonl` (or `$NL2SQL_BENCH_OUT`).
 
