@@ -535,14 +535,26 @@ fn loaded_db(set: &str, db: &str) -> String {
     }
 }
 
-/// The `unwritten` mode: which recorded runs with words let through on the vote the rule of an
-/// answer reading nothing for them reaches (see the module's documentation).
-fn unwritten_mode(files: Vec<String>, out: &mut std::fs::File) {
-    println!("Benchmark 10 (unwritten): command: cargo run --release --example answerability -- unwritten {}", files.join(" "));
-    let mut cache = BTreeMap::new();
-    // (file, status, right) -> [runs, with words let through, reached]
-    let mut tally: BTreeMap<(String, String, String), [usize; 3]> = BTreeMap::new();
-    for file in &files {
+/// One recorded default run of a raw file (Benchmark 2's `full` rows, Benchmark 10's statuses).
+struct Recorded {
+    /// The file's name.
+    file: String,
+    /// The database as loaded (`train_<db>`, `spider_<db>`).
+    db: String,
+    question: String,
+    /// The SQL handed over or refused, if the run wrote one.
+    sql: Option<String>,
+    status: String,
+    /// `right`, `wrong` (strict, against the gold), `unanswerable` (Benchmark 10), or `-`.
+    right: String,
+    /// The words the scope step let through on the vote.
+    let_through: Vec<String>,
+}
+
+/// The default runs recorded in `files`, in order.
+fn recorded(files: &[String]) -> Vec<Recorded> {
+    let mut runs = Vec::new();
+    for file in files {
         let name = file.rsplit('/').next().unwrap_or(file).to_string();
         for line in std::fs::read_to_string(file).unwrap_or_else(|e| panic!("{file}: {e}")).lines() {
             let Ok(r) = serde_json::from_str::<Value>(line) else { continue };
@@ -550,37 +562,49 @@ fn unwritten_mode(files: Vec<String>, out: &mut std::fs::File) {
                 continue;
             }
             let (Some(question), Some(set)) = (r["question"].as_str(), r["set"].as_str()) else { continue };
-            let db = loaded_db(set, r["db"].as_str().unwrap_or_default());
-            let status = r["status"].as_str().unwrap_or("-").to_string();
             let right = match (set, r["strict"].as_bool()) {
                 ("unanswerable", _) => "unanswerable",
                 (_, Some(true)) => "right",
                 (_, Some(false)) => "wrong",
                 _ => "-",
             };
-            let e = tally.entry((name.clone(), status.clone(), right.to_string())).or_default();
-            e[0] += 1;
-            let words: Vec<String> = r["steps"]
-                .as_array()
-                .into_iter()
-                .flatten()
-                .filter(|s| s[0] == "scope")
-                .flat_map(|s| let_through(s[2].as_str().unwrap_or_default()))
-                .collect();
-            let Some(sql) = r["sql"].as_str() else { continue };
-            if words.is_empty() {
-                continue;
-            }
-            e[1] += 1;
-            let Ok(checked) = nl2sql_core::sql::check_query(sql) else { continue };
-            let left = nl2sql_core::scope::written::unwritten_words(&checked.query, catalog(&db, &mut cache), question, &words);
-            if left.is_empty() {
-                continue;
-            }
-            e[2] += 1;
-            println!("  [{name} {status} {right}] {question}  let through {words:?}, unwritten {left:?}  ({sql})");
-            writeln!(out, "{}", json!({"file": name, "db": db, "question": question, "sql": sql, "status": status, "right": right, "let_through": words, "unwritten": left})).unwrap();
+            runs.push(Recorded {
+                file: name.clone(),
+                db: loaded_db(set, r["db"].as_str().unwrap_or_default()),
+                question: question.to_string(),
+                sql: r["sql"].as_str().map(str::to_string),
+                status: r["status"].as_str().unwrap_or("-").to_string(),
+                right: right.to_string(),
+                let_through: r["steps"].as_array().into_iter().flatten().filter(|s| s[0] == "scope").flat_map(|s| let_through(s[2].as_str().unwrap_or_default())).collect(),
+            });
         }
+    }
+    runs
+}
+
+/// The `unwritten` mode: which recorded runs with words let through on the vote the rule of an
+/// answer reading nothing for them reaches (see the module's documentation).
+fn unwritten_mode(files: Vec<String>, out: &mut std::fs::File) {
+    println!("Benchmark 10 (unwritten): command: cargo run --release --example answerability -- unwritten {}", files.join(" "));
+    let mut cache = BTreeMap::new();
+    // (file, status, right) -> [runs, with words let through, reached]
+    let mut tally: BTreeMap<(String, String, String), [usize; 3]> = BTreeMap::new();
+    for Recorded { file: name, db, question, sql, status, right, let_through: words } in recorded(&files) {
+        let e = tally.entry((name.clone(), status.clone(), right.clone())).or_default();
+        e[0] += 1;
+        let Some(sql) = sql else { continue };
+        if words.is_empty() {
+            continue;
+        }
+        e[1] += 1;
+        let Ok(checked) = nl2sql_core::sql::check_query(&sql) else { continue };
+        let left = nl2sql_core::scope::written::unwritten_words(&checked.query, catalog(&db, &mut cache), &question, &words);
+        if left.is_empty() {
+            continue;
+        }
+        e[2] += 1;
+        println!("  [{name} {status} {right}] {question}  let through {words:?}, unwritten {left:?}  ({sql})");
+        writeln!(out, "{}", json!({"file": name, "db": db, "question": question, "sql": sql, "status": status, "right": right, "let_through": words, "unwritten": left})).unwrap();
     }
     println!("\n| file | status | right | runs | words let through | reached |\n|---|---|---|---|---|---|");
     for ((file, status, right), [n, through, reached]) in &tally {
@@ -605,38 +629,29 @@ fn loose_mode(threshold: f32, files: Vec<String>, out: &mut std::fs::File) {
     // reached by them, a value, number or bound the question does not give, that and a word
     // (soft, by meaning or let through on the vote) the query writes nothing for]
     let mut tally: BTreeMap<(String, String, String), [usize; 7]> = BTreeMap::new();
-    let mut runs: Vec<(String, String, String, String, String, String, Vec<String>)> = Vec::new(); // (source, db, question, sql, status, right, let through)
+    // the gold queries first, as right answers, then the recorded runs that wrote SQL
+    let mut runs: Vec<Recorded> = Vec::new();
     for (set_name, prefix) in [("spider_train", "train_"), ("spider", "spider_")] {
         for q in load(&format!("{}/{set_name}/questions.json", data_dir())) {
-            let db = format!("{prefix}{}", q["db_id"].as_str().unwrap().to_lowercase());
-            runs.push((format!("gold {set_name}"), db, q["question"].as_str().unwrap().to_string(), q["gold_pg"].as_str().unwrap_or_default().to_string(), "gold".into(), "right".into(), Vec::new()));
+            runs.push(Recorded {
+                file: format!("gold {set_name}"),
+                db: format!("{prefix}{}", q["db_id"].as_str().unwrap().to_lowercase()),
+                question: q["question"].as_str().unwrap().to_string(),
+                sql: Some(q["gold_pg"].as_str().unwrap_or_default().to_string()),
+                status: "gold".into(),
+                right: "right".into(),
+                let_through: Vec::new(),
+            });
         }
     }
-    for file in &files {
-        let name = file.rsplit('/').next().unwrap_or(file).to_string();
-        for line in std::fs::read_to_string(file).unwrap_or_else(|e| panic!("{file}: {e}")).lines() {
-            let Ok(r) = serde_json::from_str::<Value>(line) else { continue };
-            if r.get("config").is_some_and(|c| c != "full") {
-                continue;
-            }
-            let (Some(question), Some(set), Some(sql)) = (r["question"].as_str(), r["set"].as_str(), r["sql"].as_str()) else { continue };
-            let right = match (set, r["strict"].as_bool()) {
-                ("unanswerable", _) => "unanswerable",
-                (_, Some(true)) => "right",
-                (_, Some(false)) => "wrong",
-                _ => "-",
-            };
-            let status = r["status"].as_str().unwrap_or("-").to_string();
-            let through: Vec<String> = r["steps"].as_array().into_iter().flatten().filter(|s| s[0] == "scope").flat_map(|s| let_through(s[2].as_str().unwrap_or_default())).collect();
-            runs.push((name.clone(), loaded_db(set, r["db"].as_str().unwrap_or_default()), question.to_string(), sql.to_string(), status, right.into(), through));
-        }
-    }
+    runs.extend(recorded(&files).into_iter().filter(|r| r.sql.is_some()));
     // (db, question) -> (soft words, words linked by meaning, the value index's matches): a
     // question recorded in many files is read once
     let mut read: BTreeMap<(String, String), (Vec<String>, Vec<String>, Vec<(String, String)>)> = BTreeMap::new();
-    for (source, db, question, sql, status, right, through) in runs {
+    for Recorded { file: source, db, question, sql, status, right, let_through: through } in runs {
         let e = tally.entry((source.clone(), status.clone(), right.clone())).or_default();
         e[0] += 1;
+        let sql = sql.unwrap_or_default();
         let Ok(checked) = nl2sql_core::sql::check_query(&sql) else { continue };
         let (soft, meaning, hits) = read
             .entry((db.clone(), question.clone()))
