@@ -654,31 +654,31 @@ impl<D: Database + ?Sized, M: Model + ?Sized> Ask<'_, '_, D, M> {
         let was_clean = chosen.is_clean();
         let mut assumed: Vec<String> = Vec::new();
         let mut another: Vec<String> = Vec::new();
-        if verified && !chosen.fails {
-            if let Ok(checked) = crate::sql::check_query(&chosen.sql) {
-                assumed = self
-                    .assumed_values(&checked.query)
-                    .into_iter()
-                    .chain(self.assumed_numbers(&checked.query))
-                    .chain(self.assumed_thresholds(&checked.query))
-                    .collect();
-                another = self
-                    .coarser_answers(&checked.query)
-                    .into_iter()
-                    .chain(self.many_per_each(&checked.query))
-                    .chain(self.relabelled_columns(&checked.query))
-                    .chain(self.untimed_answers(&checked.query))
-                    .chain(self.quantities_for_who(&checked.query))
-                    .chain(self.unheld_sort_keys(&checked.query))
-                    .chain(self.unnamed_stand_ins(&checked.query))
-                    .collect();
-            }
+        // the answer as parsed, once for every check below (its SQL does not change here)
+        let checked = if verified && !chosen.fails { check_query(&chosen.sql).ok() } else { None };
+        if let Some(checked) = &checked {
+            assumed = self
+                .assumed_values(&checked.query)
+                .into_iter()
+                .chain(self.assumed_numbers(&checked.query))
+                .chain(self.assumed_thresholds(&checked.query))
+                .collect();
+            another = self
+                .coarser_answers(&checked.query)
+                .into_iter()
+                .chain(self.many_per_each(&checked.query))
+                .chain(self.relabelled_columns(&checked.query))
+                .chain(self.untimed_answers(&checked.query))
+                .chain(self.quantities_for_who(&checked.query))
+                .chain(self.unheld_sort_keys(&checked.query))
+                .chain(self.unnamed_stand_ins(&checked.query))
+                .collect();
         }
         // a value, a number or a bound the question does not give, in an answer that reads
         // nothing for a word of the question that links to no name: the two agree that the query
         // stands in for what the data does not hold, no vote
-        if !reused && !assumed.is_empty() {
-            if let Some((kind, reason)) = self.assumed_scope(&chosen.sql, &assumed)? {
+        if let Some(checked) = checked.as_ref().filter(|_| !reused && !assumed.is_empty()) {
+            if let Some((kind, reason)) = self.assumed_scope(&chosen.sql, &checked.query, &assumed)? {
                 return self.refuse(kind, reason);
             }
         }
@@ -716,8 +716,8 @@ impl<D: Database + ?Sized, M: Model + ?Sized> Ask<'_, '_, D, M> {
         // a word the scope stage let through on the vote that the answer writes nothing for: the
         // answer is not verified; read after the votes above, so that it asks no vote and refuses
         // nothing
-        if verified && !chosen.fails && !reused {
-            if let Some(problem) = check_query(&chosen.sql).ok().and_then(|c| self.unwritten_words(&c.query)) {
+        if let Some(checked) = checked.as_ref().filter(|_| !reused) {
+            if let Some(problem) = self.unwritten_words(&checked.query) {
                 chosen.problems.push(problem);
             }
         }

@@ -298,9 +298,9 @@ fn carried(w: &str, names: &[&String]) -> bool {
 fn verb_stem(w: &str) -> Option<String> {
     let base = w.strip_suffix("ed").or_else(|| w.strip_suffix("ing"))?;
     let chars: Vec<char> = base.chars().collect();
+    // a doubled consonant is undone ("shipp", "enroll"), not a stem's own ("bill", "process")
     let undoubled = match chars.as_slice() {
-        [.., a, b] if a == b && !"aeiouls".contains(*a) => &chars[..chars.len() - 1],
-        [.., a, b] if a == b && *a == 'l' && chars.len() > 4 => &chars[..chars.len() - 1],
+        [.., a, b] if a == b && (!"aeiouls".contains(*a) || (*a == 'l' && chars.len() > 4)) => &chars[..chars.len() - 1],
         _ => &chars[..],
     };
     (undoubled.len() >= 4).then(|| undoubled.iter().collect())
