@@ -740,6 +740,25 @@ pub fn is_verb_form(word: &str) -> bool {
         || word.strip_suffix("ies").is_some_and(|stem| RELATION_VERBS.iter().any(|v| v.strip_suffix('y') == Some(stem)))
 }
 
+/// Is `word` (lower-case) any form of a relation verb ([`RELATION_VERBS`]): the base, its `-s`
+/// form or an irregular past ([`is_verb_form`]), or its `-ed` or `-ing` form with a final `e`
+/// dropped, a last consonant doubled or a `y` turned to `i` ("departing", "arriving", "managed",
+/// "occurred", "applied")? Such a verb is the relation a join writes, so a query that reads
+/// nothing for it is no evidence of anything.
+pub fn is_relation_verb_form(word: &str) -> bool {
+    if is_verb_form(word) {
+        return true;
+    }
+    let Some(base) = word.strip_suffix("ed").or_else(|| word.strip_suffix("ing")) else { return false };
+    let chars: Vec<char> = base.chars().collect();
+    let undoubled: String = match chars.as_slice() {
+        [.., a, b] if a == b => chars[..chars.len() - 1].iter().collect(),
+        _ => base.to_string(),
+    };
+    let y = base.strip_suffix('i').map(|b| format!("{b}y"));
+    [Some(base.to_string()), Some(format!("{base}e")), Some(undoubled), y].into_iter().flatten().any(|b| RELATION_VERBS.contains(&b.as_str()))
+}
+
 /// The parts identifiers are commonly built with, after or before a word: `stuid`, `airportcode`,
 /// `flightno`, `birthdate` (read by the scope stage to split names written as one word).
 pub const IDENTIFIER_PARTS: &[&str] = &["id", "code", "no", "num", "nbr", "name", "type", "date", "desc", "count"];
@@ -785,6 +804,16 @@ pub fn attribute_groups(word: &str) -> impl Iterator<Item = &'static [&'static s
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn every_form_of_a_relation_verb_is_told_from_other_verbs() {
+        for w in ["departing", "arriving", "managed", "occurred", "applied", "enrolled", "spent", "serves", "taught", "writing"] {
+            assert!(is_relation_verb_form(w), "{w}");
+        }
+        for w in ["suspended", "witnessed", "evacuated", "streamed", "recalled", "registered", "remotely", "ed", "ing"] {
+            assert!(!is_relation_verb_form(w), "{w}");
+        }
+    }
 
     #[test]
     fn english_questions_are_told_from_others() {

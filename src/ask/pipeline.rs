@@ -136,6 +136,9 @@ pub(super) struct Ask<'a, 'r, D: Database + ?Sized, M: Model + ?Sized> {
     /// name of the schema holds, and computes it from what holds none of it, presents a stand-in
     /// ([`Self::unnamed_stand_ins`]).
     pub loose_words: Vec<String>,
+    /// The verbs and adverbs among [`Self::loose_words`]: words that link to no name at all
+    /// ("suspended", "evacuated"), not words linked by meaning.
+    pub soft_words: Vec<String>,
     /// The proper names of the question that no stored value the value index matched holds
     /// ("Atlantis"): the question's values, whose answer may be no rows.
     pub unheld_names: Vec<String>,
@@ -211,6 +214,7 @@ pub fn ask<D: Database + ?Sized, M: Model + ?Sized>(
         readings,
         let_through: None,
         loose_words: Vec::new(),
+        soft_words: Vec::new(),
         unheld_names: Vec::new(),
         whole: None,
         probe_answer: None,
@@ -722,6 +726,14 @@ impl<D: Database + ?Sized, M: Model + ?Sized> Ask<'_, '_, D, M> {
             }
         }
         let clean = verified && chosen.is_clean();
+        // two readings of the question that pass every check and return different rows, neither
+        // of which reads anything for a verb or adverb of the question that links to no name:
+        // two guesses at what the data does not hold, not two readings; no vote
+        if let (true, false, Some(checked), Some((other, _))) = (clean, reused, checked.as_ref(), self.alternative.clone()) {
+            if let Some((kind, reason)) = self.guessed_scope(&chosen.sql, &checked.query, &other)? {
+                return self.refuse(kind, reason);
+            }
+        }
         let mut unwritten = None;
         if clean && self.alternative.is_none() && !self.scope.readings.is_empty() {
             self.alternative = self.other_schema_reading(&chosen.sql);

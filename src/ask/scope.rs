@@ -82,6 +82,7 @@ impl<D: Database + ?Sized, M: Model + ?Sized> Ask<'_, '_, D, M> {
         };
         let evidence = Evidence::gather(self.question.text, &names, &self.value_hits, &mut |w: &str| nearest.get(w).cloned().unwrap_or_default(), MEANING_THRESHOLD);
         self.loose_words = evidence.loose();
+        self.soft_words = evidence.soft();
         self.unheld_names = evidence.unmatched_names.clone();
         let mut data = json!({"evidence": evidence.to_json(), "note": note});
         let vote = match evidence.suspicion() {
@@ -471,6 +472,35 @@ impl<D: Database + ?Sized, M: Model + ?Sized> Ask<'_, '_, D, M> {
             assumed.join("; ")
         );
         let data = json!({"kind": kind, "unwritten": left, "assumed": assumed, "by": "a word of the question the query reads nothing for, and a value, number or bound the question does not give"});
+        self.trace.step(Stage::Scope, Status::Unanswerable, reason.clone(), Some(sql.to_string()), data)?;
+        Ok(Some((kind, reason)))
+    }
+
+    /// A clean answer with a second reading of the question that passes every check too and
+    /// returns other rows (`other`, from the confirm step or another generator), when neither
+    /// reads anything for a verb or adverb of the question that links to no name and relates no
+    /// things ([`scope::written::unwritten_by_both`]): the readings disagree because each guesses
+    /// at what the data does not hold ("Which wrestlers have been suspended?" → who eliminated
+    /// whom, by two guesses), so the run is refused, `missing_data`, with no vote, recorded as a
+    /// second `scope` step with both queries. Measured before it was built (fifty-first session):
+    /// on Benchmark 2's recorded `ambiguous` answers such a word reaches none of the 75 right ones.
+    /// Nothing when refusal is off, no such word was found, or `other` does not parse.
+    pub(super) fn guessed_scope(&mut self, sql: &str, query: &Query, other: &str) -> Result<Option<(scope::Kind, String)>> {
+        if !self.opts.refuse || self.soft_words.is_empty() {
+            return Ok(None);
+        }
+        let Ok(second) = crate::sql::check_query(other) else { return Ok(None) };
+        let left = scope::written::unwritten_by_both(query, &second.query, &self.catalog, self.question.text, &self.soft_words);
+        if left.is_empty() {
+            return Ok(None);
+        }
+        let kind = scope::Kind::MissingData;
+        let it = if left.len() == 1 { "it" } else { "them" };
+        let reason = format!(
+            "the database has no place for what the question asks about: two readings of the question pass every check and return different rows, and neither reads anything for {}: no table or column either reads and no string either compares carries {it}, so each stands in for {it} with a guess of its own",
+            quoted(&left)
+        );
+        let data = json!({"kind": kind, "unwritten": left, "readings": [sql, other], "by": "two readings that disagree, and a word of the question neither reads anything for"});
         self.trace.step(Stage::Scope, Status::Unanswerable, reason.clone(), Some(sql.to_string()), data)?;
         Ok(Some((kind, reason)))
     }

@@ -1697,6 +1697,30 @@ fn a_fresh_reading_that_replaced_a_failing_query_is_not_confirmed_by_itself() {
     assert_eq!((e.status(), model.requests.len()), (Status::Ok, 3));
 }
 
+#[test]
+fn two_readings_that_disagree_and_both_read_nothing_for_a_verb_of_the_question_are_refused() {
+    // "banned" links to nothing: two generators, each verified clean, return different rows and
+    // neither reads anything for it: two guesses, refused without a vote
+    let generators = json!(["direct", "skeleton"]);
+    let q = "Which author wrote a book that was banned?";
+    let dearest = DEAREST.replace("DESC", "DESC NULLS LAST");
+    let mut model = far(&["banned"], vec![sql_reply(&dearest), sql_reply(CHEAPEST)]);
+    let e = run(&mut split_db(), &mut model, q, json!({"probe": false, "generators": generators})).unwrap();
+    assert_eq!((e.status(), e.answered(), model.requests.len()), (Status::Unanswerable, false, 2), "{:?}", stages(&e));
+    let second = e.steps.iter().filter(|s| s.stage == Stage::Scope).nth(1).unwrap();
+    assert_eq!((second.data["unwritten"].clone(), second.data["kind"].clone()), (json!(["banned"]), json!("missing_data")));
+    assert_eq!(second.data["readings"], json!([dearest, CHEAPEST]));
+    assert!(e.reason().contains("two readings of the question pass every check and return different rows, and neither reads anything for \"banned\""), "{}", e.reason());
+    // refusal off: the two readings, as before
+    let mut model = far(&["banned"], vec![sql_reply(&dearest), sql_reply(CHEAPEST)]);
+    let e = run(&mut split_db(), &mut model, q, json!({"probe": false, "generators": generators, "refuse": false})).unwrap();
+    assert_eq!(e.status(), Status::Ambiguous);
+    // a verb that relates things is the join's: two readings of the question
+    let mut model = far(&["wrote"], vec![sql_reply(&dearest), sql_reply(CHEAPEST)]);
+    let e = run(&mut split_db(), &mut model, "Which author wrote a book with a price?", json!({"probe": false, "generators": generators})).unwrap();
+    assert_eq!(e.status(), Status::Ambiguous, "{:?}", stages(&e));
+}
+
 // --- schemas that fit alike ------------------------------------------------------------------
 
 /// Two schemas whose `vehicles` tables fit "vehicles ... make" alike, with other columns.

@@ -152,6 +152,11 @@ impl Evidence {
             .collect()
     }
 
+    /// The verbs and adverbs of the question that link to nothing (part of [`Self::loose`]).
+    pub fn soft(&self) -> Vec<String> {
+        self.links.iter().filter(|l| l.to.is_none() && l.soft).map(|l| l.word.clone()).collect()
+    }
+
     /// What the evidence alone suggests, if anything.
     pub fn suspicion(&self) -> Option<Suspicion> {
         if let Some((kind, phrase)) = &self.beyond {

@@ -375,6 +375,26 @@ pub fn unwritten_words(query: &Query, catalog: &Catalog, question: &str, unlinke
         .collect()
 }
 
+/// The verbs and adverbs of the question that link to no name (`soft`) that neither of two
+/// readings of it writes anything for ([`unwritten_words`] of each), leaving out every form of a
+/// verb that relates things ([`crate::lexicon::is_relation_verb_form`]: "departing flights" is
+/// the join to `flights`). Two readings that both pass every check and return different rows
+/// while neither reads anything for "suspended" ("Which wrestlers have been suspended?" →
+/// `eliminated_by = 'Orton'` and another guess) are not two readings of the question: each
+/// stands in for what the data does not hold with a guess of its own.
+pub fn unwritten_by_both(first: &Query, second: &Query, catalog: &Catalog, question: &str, soft: &[String]) -> Vec<String> {
+    let words: Vec<String> = soft.iter().filter(|w| !crate::lexicon::is_relation_verb_form(&w.to_lowercase())).cloned().collect();
+    if words.is_empty() {
+        return Vec::new();
+    }
+    let left = unwritten_words(first, catalog, question, &words);
+    if left.is_empty() {
+        return Vec::new();
+    }
+    let other = unwritten_words(second, catalog, question, &left);
+    left.into_iter().filter(|w| other.contains(w)).collect()
+}
+
 /// Does `word` (of a question, lower-case) name what a column called `name` holds: its last word
 /// (`product_stock_number` holds a number) as the linking matches words (a plural, a prefix, an
 /// abbreviation either way) or as one attribute in the lexicon ("gender" and `sex`), when no other
@@ -2434,6 +2454,24 @@ mod tests {
             assert!(unwritten_words(&q, &shop, question, &words(&[unlinked])).is_empty(), "{sql} for {question}");
         }
         assert!(unwritten_words(&query("SELECT title FROM books"), &shop, "Which books were released as e-books?", &[]).is_empty());
+    }
+
+    #[test]
+    fn a_verb_neither_of_two_readings_writes_anything_for_is_read() {
+        let shop = bookshop();
+        let question = "Which books have been banned?";
+        let cheap = query("SELECT title FROM books WHERE price < 10");
+        let old = query("SELECT title FROM books ORDER BY title LIMIT 3");
+        assert_eq!(unwritten_by_both(&cheap, &old, &shop, question, &words(&["banned"])), ["banned"]);
+        // one reading writes it: the readings differ on something the question says
+        let written = query("SELECT title FROM books WHERE format = 'Banned'");
+        assert!(unwritten_by_both(&cheap, &written, &shop, question, &words(&["banned"])).is_empty());
+        assert!(unwritten_by_both(&written, &cheap, &shop, question, &words(&["banned"])).is_empty());
+        // a verb that relates things is the join's: no evidence, in any form
+        for verb in ["written", "departing", "arriving", "managed"] {
+            assert!(unwritten_by_both(&cheap, &old, &shop, question, &words(&[verb])).is_empty(), "{verb}");
+        }
+        assert!(unwritten_by_both(&cheap, &old, &shop, question, &[]).is_empty());
     }
 
     #[test]
