@@ -79,6 +79,12 @@
 //!         only by meaning), and `assumed_scope`'s pair (a value, number or bound the question
 //!         does not give, and a word the query reads nothing for), on every gold query of both
 //!         sets (a gold reached is a right answer lost) and on the recorded runs of the given files.
+//!     cargo run --release --example answerability -- named [FILE...]
+//!         no chat model (the embedding server, each question's evidence gathered again, the data
+//!         read as the superuser): `related_name_scope`'s rule (a proper name of the question
+//!         written as a value the data holds nowhere, and a word that links to no name that the
+//!         query reads nothing for) on every gold query of both sets and on the recorded runs of
+//!         the given files.
 //!
 //! Raw per-question results go to `bench/results/answerability_<mode>.jsonl` (or `$NL2SQL_BENCH_OUT`).
 
@@ -228,7 +234,8 @@ fn main() {
         "patterns" => patterns_mode(&mut out),
         "unwritten" => unwritten_mode(args.iter().skip(1).filter(|a| !a.starts_with("--")).cloned().collect(), &mut out),
         "loose" => loose_mode(threshold, args.iter().skip(1).filter(|a| !a.starts_with("--")).cloned().collect(), &mut out),
-        other => panic!("unknown mode {other} (evidence, ask, statuses, own_value, replay, unplaced, invented, patterns, unwritten, loose)"),
+        "named" => named_mode(threshold, args.iter().skip(1).filter(|a| !a.starts_with("--")).cloned().collect(), &mut out),
+        other => panic!("unknown mode {other} (evidence, ask, statuses, own_value, replay, unplaced, invented, patterns, unwritten, loose, named)"),
     }
     println!("raw results: {out_path}");
 }
@@ -584,6 +591,94 @@ fn recorded(files: &[String]) -> Vec<Recorded> {
     runs
 }
 
+/// Every gold query of `spider_train` and of the 13 `spider` databases, as right answers, then
+/// the recorded runs of `files` that wrote SQL.
+fn golds_and_recorded(files: &[String]) -> Vec<Recorded> {
+    let mut runs: Vec<Recorded> = Vec::new();
+    for (set_name, prefix) in [("spider_train", "train_"), ("spider", "spider_")] {
+        for q in load(&format!("{}/{set_name}/questions.json", data_dir())) {
+            runs.push(Recorded {
+                file: format!("gold {set_name}"),
+                db: format!("{prefix}{}", q["db_id"].as_str().unwrap().to_lowercase()),
+                question: q["question"].as_str().unwrap().to_string(),
+                sql: Some(q["gold_pg"].as_str().unwrap_or_default().to_string()),
+                status: "gold".into(),
+                right: "right".into(),
+                let_through: Vec::new(),
+            });
+        }
+    }
+    runs.extend(recorded(files).into_iter().filter(|r| r.sql.is_some()));
+    runs
+}
+
+/// The `named` mode: the rule of a proper name of the question written as a value the data holds
+/// nowhere while the query reads nothing for a word that links to no name (`related_name_scope`:
+/// [`names_as_values`], [`unwritten_words`] over the verbs and adverbs that link to nothing, less
+/// the forms of relation verbs, and the words let through on the vote, then the data read as the
+/// pipeline reads it, as the superuser), each question's evidence gathered again (the embedding
+/// server, no chat model), on every gold query of both sets (a gold reached is a right answer
+/// lost) and on the recorded runs of the given files.
+///
+/// [`names_as_values`]: nl2sql_core::scope::written::names_as_values
+/// [`unwritten_words`]: nl2sql_core::scope::written::unwritten_words
+fn named_mode(threshold: f32, files: Vec<String>, out: &mut std::fs::File) {
+    use nl2sql_core::checks::literals::{holders_sql, stored_variants_sql};
+    use nl2sql_core::scope::written::{decisive, names_as_values, unwritten_words};
+    println!("Benchmark 10 (named): command: cargo run --release --example answerability -- named {}", files.join(" "));
+    let mut schemas = BTreeMap::new();
+    let mut catalogs = BTreeMap::new();
+    // (source, status, right) -> [runs, with a name no stored value holds, with a word unwritten
+    // too, reached]
+    let mut tally: BTreeMap<(String, String, String), [usize; 4]> = BTreeMap::new();
+    let mut read: BTreeMap<(String, String), (Vec<String>, Vec<String>)> = BTreeMap::new();
+    for Recorded { file: source, db, question, sql, status, right, let_through: through } in golds_and_recorded(&files) {
+        let e = tally.entry((source.clone(), status.clone(), right.clone())).or_default();
+        e[0] += 1;
+        let sql = sql.unwrap_or_default();
+        let Ok(checked) = nl2sql_core::sql::check_query(&sql) else { continue };
+        let (soft, names) = read
+            .entry((db.clone(), question.clone()))
+            .or_insert_with(|| {
+                let ev = evidence(&db, &question, schema(&db, &mut schemas), threshold);
+                (ev.soft(), ev.unmatched_names.clone())
+            })
+            .clone();
+        if names.is_empty() {
+            continue;
+        }
+        e[1] += 1;
+        let mut words: Vec<String> = soft.into_iter().filter(|w| !nl2sql_core::lexicon::is_relation_verb_form(&w.to_lowercase())).collect();
+        words.extend(through.into_iter().filter(|w| !names.contains(w)));
+        let catalog = catalog(&db, &mut catalogs);
+        let left = unwritten_words(&checked.query, catalog, &question, &words);
+        let compared = names_as_values(&checked.query, catalog, &names);
+        if left.is_empty() || compared.is_empty() {
+            continue;
+        }
+        e[2] += 1;
+        let mut c = connect(&db);
+        let nowhere: Vec<bool> = compared
+            .iter()
+            .map(|v| {
+                let stored = c.query(&stored_variants_sql(&v.literal), &[]).map(|r| !r.is_empty()).unwrap_or(true);
+                let core = vec![v.literal.core()];
+                let held = holders_sql(&core, &checked.query, catalog).iter().any(|h| c.query(h.as_str(), &[]).map(|r| r.first().is_some_and(|row| row.get::<_, Option<bool>>(0) == Some(true))).unwrap_or(true));
+                !stored && !held
+            })
+            .collect();
+        let Some(decided) = decisive(&compared, &nowhere) else { continue };
+        let e = tally.entry((source.clone(), status.clone(), right.clone())).or_default();
+        e[3] += 1;
+        println!("  [{source} {status} {right}] {question}  names {names:?}, unwritten {left:?}, compares {}.{} with '{}'  ({sql})", decided.literal.rel.name, decided.literal.column, decided.literal.value);
+        writeln!(out, "{}", json!({"source": source, "db": db, "question": question, "sql": sql, "status": status, "right": right, "names": names, "unwritten": left, "value": decided.literal.value})).unwrap();
+    }
+    println!("\n| source | status | right | runs | a name no stored value holds | and a word unwritten | reached |\n|---|---|---|---|---|---|---|");
+    for ((source, status, right), [n, named, both, reached]) in &tally {
+        println!("| {source} | {status} | {right} | {n} | {named} | {both} | {reached} |");
+    }
+}
+
 /// The `unwritten` mode: which recorded runs with words let through on the vote the rule of an
 /// answer reading nothing for them reaches (see the module's documentation).
 fn unwritten_mode(files: Vec<String>, out: &mut std::fs::File) {
@@ -629,39 +724,27 @@ fn loose_mode(threshold: f32, files: Vec<String>, out: &mut std::fs::File) {
     let mut catalogs = BTreeMap::new();
     // (source, status, right) -> [runs, with soft words, reached by them, with meaning words,
     // reached by them, a value, number or bound the question does not give, that and a word
-    // (soft, by meaning or let through on the vote) the query writes nothing for]
-    let mut tally: BTreeMap<(String, String, String), [usize; 7]> = BTreeMap::new();
-    // the gold queries first, as right answers, then the recorded runs that wrote SQL
-    let mut runs: Vec<Recorded> = Vec::new();
-    for (set_name, prefix) in [("spider_train", "train_"), ("spider", "spider_")] {
-        for q in load(&format!("{}/{set_name}/questions.json", data_dir())) {
-            runs.push(Recorded {
-                file: format!("gold {set_name}"),
-                db: format!("{prefix}{}", q["db_id"].as_str().unwrap().to_lowercase()),
-                question: q["question"].as_str().unwrap().to_string(),
-                sql: Some(q["gold_pg"].as_str().unwrap_or_default().to_string()),
-                status: "gold".into(),
-                right: "right".into(),
-                let_through: Vec::new(),
-            });
-        }
-    }
-    runs.extend(recorded(&files).into_iter().filter(|r| r.sql.is_some()));
+    // (soft, by meaning or let through on the vote) the query writes nothing for, a short value
+    // of a column the question names nothing of and no other, that and a word let through
+    // unwritten, that and a word let through or unlinked unwritten]
+    let mut tally: BTreeMap<(String, String, String), [usize; 10]> = BTreeMap::new();
+    let runs = golds_and_recorded(&files);
     // (db, question) -> (soft words, words linked by meaning, the value index's matches): a
     // question recorded in many files is read once
-    let mut read: BTreeMap<(String, String), (Vec<String>, Vec<String>, Vec<(String, String)>)> = BTreeMap::new();
+    let mut read: BTreeMap<(String, String), (Vec<String>, Vec<String>, Vec<(String, String)>, Vec<String>)> = BTreeMap::new();
     for Recorded { file: source, db, question, sql, status, right, let_through: through } in runs {
         let e = tally.entry((source.clone(), status.clone(), right.clone())).or_default();
         e[0] += 1;
         let sql = sql.unwrap_or_default();
         let Ok(checked) = nl2sql_core::sql::check_query(&sql) else { continue };
-        let (soft, meaning, hits) = read
+        let (soft, meaning, hits, unlinked) = read
             .entry((db.clone(), question.clone()))
             .or_insert_with(|| {
                 let ev = evidence(&db, &question, schema(&db, &mut schemas), threshold);
                 let soft: Vec<String> = ev.links.iter().filter(|l| l.to.is_none() && l.soft).map(|l| l.word.clone()).collect();
                 let meaning: Vec<String> = ev.links.iter().filter(|l| matches!(&l.to, Some((_, LinkedBy::Meaning)))).map(|l| l.word.clone()).collect();
-                (soft, meaning, value_hits(&db, &question))
+                let unlinked: Vec<String> = ev.unlinked().iter().map(|l| l.word.clone()).collect();
+                (soft, meaning, value_hits(&db, &question), unlinked)
             })
             .clone();
         let catalog = catalog(&db, &mut catalogs);
@@ -675,6 +758,15 @@ fn loose_mode(threshold: f32, files: Vec<String>, out: &mut std::fs::File) {
             .map(|(a, b)| format!("{a} {b}"))
             .collect();
         let both = !assumed.is_empty() && !(left_soft.is_empty() && left_meaning.is_empty() && left_through.is_empty());
+        // with no such value, a short one of a column the question names nothing of, beside a
+        // word let through on the vote (`assumed_scope`)
+        let weak: Vec<String> =
+            if assumed.is_empty() { nl2sql_core::scope::written::weak_values(&checked.query, catalog, &question).into_iter().map(|(c, _)| c).collect() } else { Vec::new() };
+        let weak_pair = !weak.is_empty() && !left_through.is_empty();
+        // the same with the words that link to nothing and are no verb or adverb, as if the vote
+        // had let every one through (golds have no vote): an upper bound
+        let left_unlinked = if weak.is_empty() || unlinked.is_empty() { Vec::new() } else { nl2sql_core::scope::written::unwritten_words(&checked.query, catalog, &question, &unlinked) };
+        let weak_if_voted = !weak.is_empty() && !(left_through.is_empty() && left_unlinked.is_empty());
         let e = tally.entry((source.clone(), status.clone(), right.clone())).or_default();
         e[1] += !soft.is_empty() as usize;
         e[2] += !left_soft.is_empty() as usize;
@@ -682,15 +774,20 @@ fn loose_mode(threshold: f32, files: Vec<String>, out: &mut std::fs::File) {
         e[4] += !left_meaning.is_empty() as usize;
         e[5] += !assumed.is_empty() as usize;
         e[6] += both as usize;
-        if !left_soft.is_empty() || !left_meaning.is_empty() || !left_through.is_empty() || !assumed.is_empty() {
-            println!("  [{source} {status} {right}]{} {question}  soft unwritten {left_soft:?}, meaning unwritten {left_meaning:?}, let through unwritten {left_through:?}, assumed {assumed:?}  ({sql})", if both { " BOTH" } else { "" });
+        e[7] += !weak.is_empty() as usize;
+        e[8] += weak_pair as usize;
+        e[9] += weak_if_voted as usize;
+        if !left_soft.is_empty() || !left_meaning.is_empty() || !left_through.is_empty() || !assumed.is_empty() || !weak.is_empty() {
+            let pair = if both { " BOTH" } else if weak_pair { " WEAK PAIR" } else if weak_if_voted { " WEAK IF VOTED" } else { "" };
+            println!("  [{source} {status} {right}]{pair} {question}  soft unwritten {left_soft:?}, meaning unwritten {left_meaning:?}, let through unwritten {left_through:?}, assumed {assumed:?}, weak {weak:?}  ({sql})");
             writeln!(out, "{}", json!({"source": source, "db": db, "question": question, "sql": sql, "status": status, "right": right,
-                "soft": soft, "soft_unwritten": left_soft, "meaning": meaning, "meaning_unwritten": left_meaning, "let_through_unwritten": left_through, "assumed": assumed, "both": both})).unwrap();
+                "soft": soft, "soft_unwritten": left_soft, "meaning": meaning, "meaning_unwritten": left_meaning, "let_through_unwritten": left_through, "assumed": assumed, "both": both,
+                "weak": weak, "weak_pair": weak_pair, "unlinked_unwritten": left_unlinked, "weak_if_voted": weak_if_voted})).unwrap();
         }
     }
-    println!("\n| source | status | right | runs | soft words | reached | meaning words | reached | assumed | assumed and a word unwritten |\n|---|---|---|---|---|---|---|---|---|---|");
-    for ((source, status, right), [n, s, rs, m, rm, a, both]) in &tally {
-        println!("| {source} | {status} | {right} | {n} | {s} | {rs} | {m} | {rm} | {a} | {both} |");
+    println!("\n| source | status | right | runs | soft words | reached | meaning words | reached | assumed | assumed and a word unwritten | weak | weak and a word let through unwritten | the same as if the vote let every unlinked word through |\n|---|---|---|---|---|---|---|---|---|---|---|---|---|");
+    for ((source, status, right), [n, s, rs, m, rm, a, both, w, wp, wv]) in &tally {
+        println!("| {source} | {status} | {right} | {n} | {s} | {rs} | {m} | {rm} | {a} | {both} | {w} | {wp} | {wv} |");
     }
 }
 

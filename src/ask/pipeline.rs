@@ -553,6 +553,9 @@ impl<D: Database + ?Sized, M: Model + ?Sized> Ask<'_, '_, D, M> {
         if let Some((kind, reason)) = self.unlinked_value_scope(&chosen)? {
             return self.refuse(kind, reason);
         }
+        if let Some((kind, reason)) = self.related_name_scope(&chosen)? {
+            return self.refuse(kind, reason);
+        }
         self.finish(chosen, true)
     }
 
@@ -681,7 +684,7 @@ impl<D: Database + ?Sized, M: Model + ?Sized> Ask<'_, '_, D, M> {
         // a value, a number or a bound the question does not give, in an answer that reads
         // nothing for a word of the question that links to no name: the two agree that the query
         // stands in for what the data does not hold, no vote
-        if let Some(checked) = checked.as_ref().filter(|_| !reused && !assumed.is_empty()) {
+        if let Some(checked) = checked.as_ref().filter(|_| !reused) {
             if let Some((kind, reason)) = self.assumed_scope(&chosen.sql, &checked.query, &assumed)? {
                 return self.refuse(kind, reason);
             }

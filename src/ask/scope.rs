@@ -450,12 +450,33 @@ impl<D: Database + ?Sized, M: Model + ?Sized> Ask<'_, '_, D, M> {
     /// reason: a loose word without a stand-in is most often a relation a join writes ("enrolled"
     /// and `student_course_enrolment`), and an assumed value alone can be the data's encoding the
     /// checks do not know. Nothing when refusal is off or either is empty.
+    ///
+    /// With no such value, a short one of a column the question names nothing of
+    /// ([`scope::written::weak_values`]: a flag, a code, a digit, 0 or 1: `wifi = 'Yes'` for "Which
+    /// phones have a headphone jack?") stands in the same way beside a word the vote let through
+    /// (a noun that links to nothing; not a verb, which a flag most often records: "logged in" and
+    /// `user_login = '1'`). Alone it is no open problem: a flag of a column the question does not
+    /// name can be a join's condition.
     pub(super) fn assumed_scope(&mut self, sql: &str, query: &Query, assumed: &[String]) -> Result<Option<(scope::Kind, String)>> {
-        if !self.opts.refuse || assumed.is_empty() {
+        if !self.opts.refuse {
+            return Ok(None);
+        }
+        let weak: Vec<String> = if assumed.is_empty() {
+            scope::written::weak_values(query, &self.catalog, self.question.text)
+                .into_iter()
+                .map(|(compared, _)| format!("it compares {compared}, a flag, a code or a number of a column the question names nothing of"))
+                .collect()
+        } else {
+            Vec::new()
+        };
+        if assumed.is_empty() && weak.is_empty() {
             return Ok(None);
         }
         let mut words: Vec<String> = self.let_through.as_ref().map(Gap::words).unwrap_or_default();
-        for w in &self.loose_words {
+        // beside a short value, only the words the vote let through: a verb beside a flag is
+        // most often what the flag records ("logged in" and `user_login = '1'`, "accepted" and
+        // `decision = 'yes'`: eleven spider_train golds)
+        for w in self.loose_words.iter().filter(|_| !assumed.is_empty()) {
             if !words.iter().any(|x| x.eq_ignore_ascii_case(w)) {
                 words.push(w.clone());
             }
@@ -464,6 +485,7 @@ impl<D: Database + ?Sized, M: Model + ?Sized> Ask<'_, '_, D, M> {
         if left.is_empty() {
             return Ok(None);
         }
+        let assumed = if assumed.is_empty() { weak.as_slice() } else { assumed };
         let kind = scope::Kind::MissingData;
         let it = if left.len() == 1 { "it" } else { "them" };
         let reason = format!(
@@ -713,6 +735,50 @@ impl<D: Database + ?Sized, M: Model + ?Sized> Ask<'_, '_, D, M> {
         );
         let kind = scope::Kind::OutsideKnowledge;
         let data = json!({"kind": kind, "column": format!("{}.{c}", literal.rel), "value": literal.value, "unlinked": unlinked, "by": "a word that links to nothing written as a value, and the data"});
+        self.trace.step(Stage::Scope, Status::Unanswerable, reason.clone(), Some(chosen.sql.clone()), data)?;
+        Ok(Some((kind, reason)))
+    }
+
+    /// A query that runs and writes a proper name of the question that no stored value the value
+    /// index matched holds ([`Self::unheld_names`]) as one of a column's values
+    /// ([`scope::written::names_as_values`]), when the data says it is nowhere (no stored value of
+    /// the column matches it in any case, no text column near holds it: [`Self::nowhere_in_data`])
+    /// and the query reads nothing for a word of the question that links to no name
+    /// ([`scope::written::unwritten_words`] over the verbs and adverbs that link to nothing, forms
+    /// of the verbs that relate things left out, and the words the vote let through): the
+    /// question relates its things to the name by what the database does not record ("heads born
+    /// in a state that borders Canada" → `born_state LIKE 'Canada%'`, "circuits in countries that
+    /// have hosted the Summer Olympics" → `url LIKE '%Summer Olympics%'`). A name alone is the
+    /// question's value, whose answer is no rows ("orders from Atlantis"); a verb alone is most
+    /// often the relation a join writes. Refused as `outside_knowledge` with no vote, recorded as
+    /// a second `scope` step with the query. Nothing when refusal is off or a read fails.
+    pub(super) fn related_name_scope(&mut self, chosen: &super::repair::Attempt) -> Result<Option<(scope::Kind, String)>> {
+        if !self.opts.refuse || chosen.fails || self.unheld_names.is_empty() {
+            return Ok(None);
+        }
+        let mut words: Vec<String> = self.soft_words.iter().filter(|w| !crate::lexicon::is_relation_verb_form(&w.to_lowercase())).cloned().collect();
+        for w in self.let_through.as_ref().map(Gap::words).unwrap_or_default() {
+            if !words.iter().any(|x| x.eq_ignore_ascii_case(&w)) {
+                words.push(w);
+            }
+        }
+        let Ok(checked) = crate::sql::check_query(&chosen.sql) else { return Ok(None) };
+        let left = scope::written::unwritten_words(&checked.query, &self.catalog, self.question.text, &words);
+        if left.is_empty() {
+            return Ok(None);
+        }
+        let names = self.unheld_names.clone();
+        let Some(literal) = self.nowhere_in_data(chosen, |query, catalog| scope::written::names_as_values(query, catalog, &names)) else { return Ok(None) };
+        let core = literal.core();
+        let (t, c) = (&literal.rel.name, &literal.column);
+        let it = if left.len() == 1 { "it" } else { "them" };
+        let reason = format!(
+            "the question needs knowledge the database does not store: it relates what it asks about to \"{core}\" by {}, and the query the model wrote reads nothing for {it}: it compares {t}.{c} with '{}' instead, and no stored value of {t}.{c} matches it, nor does any column of the tables it reads or of their neighbours hold \"{core}\": the database does not record what the question asks of \"{core}\"",
+            quoted(&left),
+            literal.value.replace('\'', "''")
+        );
+        let kind = scope::Kind::OutsideKnowledge;
+        let data = json!({"kind": kind, "column": format!("{}.{c}", literal.rel), "value": literal.value, "unwritten": left, "by": "a name of the question written as a value the data does not hold, and a word the query reads nothing for"});
         self.trace.step(Stage::Scope, Status::Unanswerable, reason.clone(), Some(chosen.sql.clone()), data)?;
         Ok(Some((kind, reason)))
     }

@@ -784,6 +784,29 @@ fn a_value_the_question_does_not_name_in_place_of_a_word_the_query_reads_nothing
 }
 
 #[test]
+fn a_flag_or_a_code_of_a_column_the_question_names_nothing_of_in_place_of_a_word_is_refused() {
+    // "company" and "car" link to nothing and the vote reads them as the schema's; the model
+    // stands in for them with a code of the authors' country
+    let coded = "SELECT name FROM authors WHERE country = 'C'";
+    let question = "Which authors have a company car?";
+    let opts = json!({"probe": false, "repair": false, "confirm": false});
+    let mut model = far(&["company", "car"], vec![text_reply(ANSWERABLE), sql_reply(coded)]);
+    let e = run(&mut ScriptedDb::bookshop(), &mut model, question, opts.clone()).unwrap();
+    assert_eq!((e.status(), e.answered()), (Status::Unanswerable, false), "{:?}", stages(&e));
+    let second = e.steps.iter().filter(|s| s.stage == Stage::Scope).nth(1).unwrap();
+    assert_eq!((second.data["unwritten"].clone(), second.data["kind"].clone()), (json!(["company", "car"]), json!("missing_data")));
+    assert!(e.reason().contains("it compares authors.country = 'C', a flag, a code or a number of a column the question names nothing of"), "{}", e.reason());
+    // the code of a column the question names is the data's encoding: no pair
+    let mut model = far(&["company"], vec![text_reply(ANSWERABLE), sql_reply(coded)]);
+    let e = run(&mut ScriptedDb::bookshop(), &mut model, "Which authors have a company country?", opts.clone()).unwrap();
+    assert_ne!(e.status(), Status::Unanswerable, "{:?} {}", stages(&e), e.reason());
+    // refusal off: as before
+    let mut model = far(&["company", "car"], vec![sql_reply(coded)]);
+    let e = run(&mut ScriptedDb::bookshop(), &mut model, question, json!({"probe": false, "repair": false, "confirm": false, "refuse": false})).unwrap();
+    assert!(e.answered() && e.chosen_sql == coded, "{:?}", stages(&e));
+}
+
+#[test]
 fn another_thing_returned_after_a_reading_looked_for_a_name_the_database_has_nowhere_is_refused_without_a_vote() {
     let priced = "SELECT title, price FROM books";
     let question = "Who is the writer of each book?";
@@ -1940,6 +1963,38 @@ fn a_query_that_can_only_return_the_value_it_compares_with_and_the_data_holds_no
     let mut model = far(&["nobel", "laureates"], vec![sql_reply(own), sql_reply(own), sql_reply(own), sql_reply(own)]);
     let e = run(&mut db, &mut model, question, json!({"probe": false, "refuse": false})).unwrap();
     assert!(e.answered() && e.chosen_sql == own, "{:?}", stages(&e));
+}
+
+#[test]
+fn a_name_the_data_holds_nowhere_related_by_a_word_the_query_reads_nothing_for_is_refused() {
+    // "toured" links to nothing; the model writes "Canada" as a country no stored value matches,
+    // and reads nothing for the touring: which authors toured Canada is not recorded
+    let canada = "SELECT name FROM authors WHERE country LIKE 'Canada%'";
+    let question = "Which authors have toured Canada?";
+    let opts = json!({"probe": false, "repair": false, "confirm": false});
+    let none = || rows(&["name"], json!([]));
+    let mut db = ScriptedDb::bookshop().answer("'Canada%'", none());
+    let mut model = far(&["toured"], vec![sql_reply(canada)]);
+    let e = run(&mut db, &mut model, question, opts.clone()).unwrap();
+    assert_eq!((e.status(), e.answered(), model.requests.len()), (Status::Unanswerable, false, 1), "{:?}", stages(&e));
+    let second = e.steps.iter().filter(|s| s.stage == Stage::Scope).nth(1).expect("a second scope step");
+    assert_eq!((second.sql.as_deref(), second.data["kind"].clone(), second.data["unwritten"].clone()), (Some(canada), json!("outside_knowledge"), json!(["toured"])));
+    assert!(e.reason().contains("it relates what it asks about to \"Canada\" by \"toured\", and the query the model wrote reads nothing for it"), "{}", e.reason());
+    // the name alone is the question's value: no rows, no refusal
+    let mut db = ScriptedDb::bookshop().answer("'Canada%'", none());
+    let e = run(&mut db, &mut far(&["toured"], vec![sql_reply(canada)]), "Which authors are from Canada?", opts.clone()).unwrap();
+    assert_ne!(e.status(), Status::Unanswerable, "{:?}", stages(&e));
+    // a stored value matches: the query reads the data's value
+    let e = run(&mut ScriptedDb::bookshop(), &mut far(&["toured"], vec![sql_reply(canada)]), question, opts.clone()).unwrap();
+    assert_ne!(e.status(), Status::Unanswerable, "{:?}", stages(&e));
+    // a verb that relates things is the join's
+    let mut db = ScriptedDb::bookshop().answer("'Canada%'", none());
+    let e = run(&mut db, &mut far(&["departing"], vec![sql_reply(canada)]), "Which authors are departing Canada?", opts.clone()).unwrap();
+    assert_ne!(e.status(), Status::Unanswerable, "{:?}", stages(&e));
+    // refusal off
+    let mut db = ScriptedDb::bookshop().answer("'Canada%'", none());
+    let e = run(&mut db, &mut far(&["toured"], vec![sql_reply(canada)]), question, json!({"probe": false, "repair": false, "confirm": false, "refuse": false})).unwrap();
+    assert!(e.answered() && e.chosen_sql == canada, "{:?}", stages(&e));
 }
 
 #[test]

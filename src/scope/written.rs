@@ -679,6 +679,39 @@ pub fn unlinked_as_values(query: &Query, catalog: &Catalog, unlinked: &[String])
         .collect()
 }
 
+/// The comparisons of a query that runs in which the model wrote a proper name of the question
+/// that no stored value the value index matched holds (`names`: "Canada", "Summer Olympics") as
+/// one of a column's values: the value shares a word with the name (`born_state LIKE 'Canada%'`,
+/// `url LIKE '%Summer Olympics%'`, `city ILIKE '%Olympic%'` for "the Olympic Games"), each marked
+/// a condition of its own or not as [`only_its_own_value`] marks them. Evidence only with the
+/// data's word (nowhere, [`decisive`]) and a word of the question the query reads nothing for
+/// (the caller's): a name alone is the question's value, whose answer is no rows ("orders from
+/// Atlantis").
+pub fn names_as_values(query: &Query, catalog: &Catalog, names: &[String]) -> Vec<OwnValue> {
+    let words_of = |s: &str| -> Vec<String> {
+        s.to_lowercase()
+            .split(|c: char| !c.is_alphanumeric())
+            .filter(|w| w.chars().count() >= 2 && !crate::lexicon::is_function_word(w))
+            .map(|w| singular(w).to_string())
+            .collect()
+    };
+    let named: Vec<Vec<String>> = names.iter().map(|n| words_of(n)).filter(|w| !w.is_empty()).collect();
+    if named.is_empty() {
+        return Vec::new();
+    }
+    let unfolded = without_case_folding(query);
+    let alone = conditions_of_their_own(&unfolded, catalog);
+    literals::comparisons(&unfolded, catalog)
+        .into_iter()
+        .filter(|l| matches!(l.op, literals::Op::Equals | literals::Op::Matches) && !l.cast)
+        .filter(|l| {
+            let core = words_of(&l.core());
+            named.iter().any(|n| n.iter().any(|w| core.contains(w)))
+        })
+        .map(|literal| OwnValue { alone: alone.contains(&literal), literal })
+        .collect()
+}
+
 /// The comparison of [`only_its_own_value`] that shows the query can only return its own value,
 /// given which values are nowhere in the data (`nowhere`, one per comparison, in order; the
 /// caller may stop reading at a condition of its own that is nowhere): the first
@@ -1038,6 +1071,61 @@ pub fn invented_values(query: &Query, catalog: &Catalog, question: &str, grounde
         .filter(|l| seen.insert(l.value.to_lowercase()))
         .map(|l| (format!("{}.{}", l.rel.name, l.column), l.value))
         .collect()
+}
+
+/// The values a query compares that [`invented_values`] and [`assumed_thresholds`] take as the
+/// question's only because they are short, when the column compared carries no content word of
+/// the question: a string that is a digit, a yes/no flag ('Yes', 'T') or a code of up to three
+/// letters beginning a lower-case content word of the question, or a number 0 or 1 a column
+/// equals. "Which phones have a headphone jack?" → `wifi = 'Yes'`, "Which employees have a
+/// company car?" → `minit = 'C'`, "Which students have paid their tuition?" → `tot_cred = 0`:
+/// the column is no attribute the question names, so the flag or the code is the model's stand-in.
+/// 'F' for "female" in `sex` is the data's encoding of the question's attribute, and is not
+/// returned. No open problem alone (a flag or a code of a column the question does not name can
+/// be a join's condition); evidence only beside a word the query reads nothing for
+/// (`ask::scope::assumed_scope`). Each as the comparison and the value as written.
+pub fn weak_values(query: &Query, catalog: &Catalog, question: &str) -> Vec<(String, String)> {
+    use sqlparser::ast::{BinaryOperator, Value};
+    let words: Vec<String> = question.to_lowercase().split(|c: char| !c.is_alphanumeric()).filter(|w| !w.is_empty()).map(str::to_string).collect();
+    let content: Vec<String> =
+        words.iter().filter(|w| w.chars().count() >= 3 && !crate::lexicon::is_function_word(w) && !generic_word(w)).cloned().collect();
+    // the words the question writes in lower case: a code beginning a name is the name's ('CA')
+    let lower: Vec<String> = question
+        .split(|c: char| !c.is_alphanumeric())
+        .filter(|w| w.chars().next().is_some_and(char::is_lowercase))
+        .map(str::to_string)
+        .filter(|w| !crate::lexicon::is_function_word(w))
+        .collect();
+    let named_column = |column: &str| {
+        let parts = tokens(column);
+        let parts: Vec<&String> = parts.iter().collect();
+        content.iter().any(|w| carried(w, &parts))
+    };
+    let mut out: Vec<(String, String)> = Vec::new();
+    for l in literals::comparisons(query, catalog) {
+        let core = l.core().to_lowercase();
+        let n = core.chars().count();
+        let short = (n == 1 && core.chars().all(|c| c.is_ascii_digit()))
+            || crate::lexicon::is_flag_value(&core)
+            || (n <= 3 && core.chars().all(char::is_alphabetic) && !words.contains(&core) && begins_a_content_word(&core, &lower));
+        if short && !named_column(&l.column) && !out.iter().any(|(_, v)| v.eq_ignore_ascii_case(&l.value)) {
+            out.push((format!("{}.{} = '{}'", l.rel.name, l.column, l.value.replace('\'', "''")), l.value.clone()));
+        }
+    }
+    let _ = sqlparser::ast::visit_expressions(query, |e| {
+        if let Expr::BinaryOp { left, op: BinaryOperator::Eq | BinaryOperator::NotEq, right } = e {
+            for (side, other) in [(left, right), (right, left)] {
+                let Expr::Value(v) = side.as_ref() else { continue };
+                let Value::Number(n, _) = &v.value else { continue };
+                let Some(column) = column_name(other) else { continue };
+                if (n == "0" || n == "1") && !named_column(&column) && !out.iter().any(|(c, _)| *c == e.to_string()) {
+                    out.push((e.to_string(), n.clone()));
+                }
+            }
+        }
+        ControlFlow::<()>::Continue(())
+    });
+    out
 }
 
 /// Does the question name a time a query could write as a date: a number (a year, a day), a
@@ -2454,6 +2542,48 @@ mod tests {
             assert!(unwritten_words(&q, &shop, question, &words(&[unlinked])).is_empty(), "{sql} for {question}");
         }
         assert!(unwritten_words(&query("SELECT title FROM books"), &shop, "Which books were released as e-books?", &[]).is_empty());
+    }
+
+    #[test]
+    fn a_short_value_of_a_column_the_question_names_nothing_of_is_read() {
+        let shop = bookshop();
+        // a code beginning a word of the question, a flag, a 0 or 1 the column equals
+        let q = query("SELECT name FROM authors WHERE country = 'C'");
+        assert_eq!(weak_values(&q, &shop, "Which authors have a company car?"), [("authors.country = 'C'".to_string(), "C".to_string())]);
+        let q = query("SELECT name FROM authors WHERE country = 'Yes'");
+        assert_eq!(weak_values(&q, &shop, "Which authors have a headphone jack?").len(), 1);
+        let q = query("SELECT title FROM books WHERE price = 0");
+        assert_eq!(weak_values(&q, &shop, "Which books have been banned?"), [("price = 0".to_string(), "0".to_string())]);
+        for (sql, question) in [
+            // the column is the question's attribute: the data's encoding ('F' for "female")
+            ("SELECT name FROM authors WHERE country = 'Y'", "Which authors have a country of yore?"),
+            ("SELECT title FROM books WHERE price = 0", "Which books have no price?"),
+            // a code beginning a name is the name's ('CA' for "California")
+            ("SELECT name FROM customers WHERE city = 'CA'", "Which customers come from California?"),
+            // a word of the question, or a value of another kind
+            ("SELECT name FROM authors WHERE country = 'car'", "Which authors have a company car?"),
+            ("SELECT name FROM authors WHERE country = 'Chile'", "Which authors have a company car?"),
+            ("SELECT title FROM books WHERE price > 1", "Which books have been banned?"),
+        ] {
+            assert!(weak_values(&query(sql), &shop, question).is_empty(), "{sql} for {question}");
+        }
+    }
+
+    #[test]
+    fn a_name_of_the_question_written_as_a_value_is_read() {
+        let shop = bookshop();
+        let q = query("SELECT name FROM authors WHERE country LIKE 'Canada%'");
+        let found = names_as_values(&q, &shop, &words(&["Canada"]));
+        assert_eq!(found.len(), 1);
+        assert!(found[0].alone && found[0].literal.column == "country" && found[0].literal.value == "Canada%", "{found:?}");
+        // a word of a name of several words, under an OR: not a condition of its own
+        let q = query("SELECT name FROM authors WHERE country ILIKE '%Olympic%' OR name = 'Ann'");
+        let found = names_as_values(&q, &shop, &words(&["Olympic Games"]));
+        assert_eq!((found.len(), found[0].alone), (1, false), "{found:?}");
+        // another value, or no name
+        let q = query("SELECT name FROM authors WHERE country = 'Nigeria'");
+        assert!(names_as_values(&q, &shop, &words(&["Canada"])).is_empty());
+        assert!(names_as_values(&q, &shop, &[]).is_empty());
     }
 
     #[test]
