@@ -623,8 +623,7 @@ fn golds_and_recorded(files: &[String]) -> Vec<Recorded> {
 /// [`names_as_values`]: nl2sql_core::scope::written::names_as_values
 /// [`unwritten_words`]: nl2sql_core::scope::written::unwritten_words
 fn named_mode(threshold: f32, files: Vec<String>, out: &mut std::fs::File) {
-    use nl2sql_core::checks::literals::{holders_sql, stored_variants_sql};
-    use nl2sql_core::scope::written::{decisive, names_as_values, unwritten_words};
+    use nl2sql_core::scope::written::{decisive, names_as_values, unrelating, unwritten_words};
     println!("Benchmark 10 (named): command: cargo run --release --example answerability -- named {}", files.join(" "));
     let mut schemas = BTreeMap::new();
     let mut catalogs = BTreeMap::new();
@@ -648,7 +647,7 @@ fn named_mode(threshold: f32, files: Vec<String>, out: &mut std::fs::File) {
             continue;
         }
         e[1] += 1;
-        let mut words: Vec<String> = soft.into_iter().filter(|w| !nl2sql_core::lexicon::is_relation_verb_form(&w.to_lowercase())).collect();
+        let mut words = unrelating(&soft);
         words.extend(through.into_iter().filter(|w| !names.contains(w)));
         let catalog = catalog(&db, &mut catalogs);
         let left = unwritten_words(&checked.query, catalog, &question, &words);
@@ -661,10 +660,8 @@ fn named_mode(threshold: f32, files: Vec<String>, out: &mut std::fs::File) {
         let nowhere: Vec<bool> = compared
             .iter()
             .map(|v| {
-                let stored = c.query(&stored_variants_sql(&v.literal), &[]).map(|r| !r.is_empty()).unwrap_or(true);
-                let core = vec![v.literal.core()];
-                let held = holders_sql(&core, &checked.query, catalog).iter().any(|h| c.query(h.as_str(), &[]).map(|r| r.first().is_some_and(|row| row.get::<_, Option<bool>>(0) == Some(true))).unwrap_or(true));
-                !stored && !held
+                let (stored, held) = stored_and_held(&mut c, &v.literal, &checked.query, catalog);
+                stored == 0 && !held
             })
             .collect();
         let Some(decided) = decisive(&compared, &nowhere) else { continue };
@@ -677,6 +674,19 @@ fn named_mode(threshold: f32, files: Vec<String>, out: &mut std::fs::File) {
     for ((source, status, right), [n, named, both, reached]) in &tally {
         println!("| {source} | {status} | {right} | {n} | {named} | {both} | {reached} |");
     }
+}
+
+/// How the pipeline reads whether a compared value is anywhere (`ask::scope`'s `nowhere_in_data`),
+/// here as the superuser: the rows of the column's stored variants of it (at most one; a read that
+/// fails counts as one), and whether a text column of the tables the query reads, or of their
+/// neighbours, holds its core (a read that fails counts as held).
+fn stored_and_held(c: &mut postgres::Client, literal: &nl2sql_core::checks::literals::Literal, query: &sqlparser::ast::Query, catalog: &Catalog) -> (usize, bool) {
+    use nl2sql_core::checks::literals::{holders_sql, stored_variants_sql};
+    let stored = c.query(&stored_variants_sql(literal), &[]).map(|r| r.len()).unwrap_or(1);
+    let held = holders_sql(std::slice::from_ref(&literal.core()), query, catalog)
+        .iter()
+        .any(|h| c.query(h.as_str(), &[]).map(|r| r.first().is_none_or(|row| row.get::<_, Option<bool>>(0) == Some(true))).unwrap_or(true));
+    (stored, held)
 }
 
 /// The `unwritten` mode: which recorded runs with words let through on the vote the rule of an
@@ -974,7 +984,6 @@ fn unplaced_mode(files: Vec<String>, out: &mut std::fs::File) {
 /// reads it) on every gold query of both sets, no model: a gold it would refuse is a right answer
 /// the rule would turn into a refusal, were the model to write the gold.
 fn own_value_mode(out: &mut std::fs::File) {
-    use nl2sql_core::checks::literals;
     println!("Benchmark 10 (own_value): command: cargo run --release --example answerability -- own_value");
     let mut cache = BTreeMap::new();
     for (set_name, prefix) in [("spider_train", "train_"), ("spider", "spider_")] {
@@ -995,10 +1004,7 @@ fn own_value_mode(out: &mut std::fs::File) {
             let mut values = Vec::new();
             for own in &compared {
                 let literal = &own.literal;
-                let stored = c.query(&literals::stored_variants_sql(literal), &[]).map(|r| r.len()).unwrap_or(1);
-                let held = literals::holders_sql(std::slice::from_ref(&literal.core()), &checked.query, catalog(&db, &mut cache))
-                    .iter()
-                    .any(|h| c.query(h, &[]).ok().and_then(|r| r.first().map(|row| row.get::<_, bool>(0))).unwrap_or(true));
+                let (stored, held) = stored_and_held(&mut c, literal, &checked.query, catalog(&db, &mut cache));
                 nowhere.push(stored == 0 && !held);
                 values.push(json!({"value": literal.value, "alone": own.alone, "stored": stored, "held": held}));
             }

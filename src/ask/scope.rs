@@ -756,7 +756,7 @@ impl<D: Database + ?Sized, M: Model + ?Sized> Ask<'_, '_, D, M> {
         if !self.opts.refuse || chosen.fails || self.unheld_names.is_empty() {
             return Ok(None);
         }
-        let mut words: Vec<String> = self.soft_words.iter().filter(|w| !crate::lexicon::is_relation_verb_form(&w.to_lowercase())).cloned().collect();
+        let mut words = scope::written::unrelating(&self.soft_words);
         for w in self.let_through.as_ref().map(Gap::words).unwrap_or_default() {
             if !words.iter().any(|x| x.eq_ignore_ascii_case(&w)) {
                 words.push(w);

@@ -375,6 +375,13 @@ pub fn unwritten_words(query: &Query, catalog: &Catalog, question: &str, unlinke
         .collect()
 }
 
+/// The words of `soft` (verbs and adverbs that link to no name) that are no form of a verb that
+/// relates things ([`crate::lexicon::is_relation_verb_form`]): a join writes those, so a query
+/// that reads nothing for one is no evidence.
+pub fn unrelating(soft: &[String]) -> Vec<String> {
+    soft.iter().filter(|w| !crate::lexicon::is_relation_verb_form(&w.to_lowercase())).cloned().collect()
+}
+
 /// The verbs and adverbs of the question that link to no name (`soft`) that neither of two
 /// readings of it writes anything for ([`unwritten_words`] of each), leaving out every form of a
 /// verb that relates things ([`crate::lexicon::is_relation_verb_form`]: "departing flights" is
@@ -383,7 +390,7 @@ pub fn unwritten_words(query: &Query, catalog: &Catalog, question: &str, unlinke
 /// `eliminated_by = 'Orton'` and another guess) are not two readings of the question: each
 /// stands in for what the data does not hold with a guess of its own.
 pub fn unwritten_by_both(first: &Query, second: &Query, catalog: &Catalog, question: &str, soft: &[String]) -> Vec<String> {
-    let words: Vec<String> = soft.iter().filter(|w| !crate::lexicon::is_relation_verb_form(&w.to_lowercase())).cloned().collect();
+    let words = unrelating(soft);
     if words.is_empty() {
         return Vec::new();
     }
@@ -692,7 +699,7 @@ pub fn names_as_values(query: &Query, catalog: &Catalog, names: &[String]) -> Ve
         s.to_lowercase()
             .split(|c: char| !c.is_alphanumeric())
             .filter(|w| w.chars().count() >= 2 && !crate::lexicon::is_function_word(w))
-            .map(|w| singular(w).to_string())
+            .map(singular)
             .collect()
     };
     let named: Vec<Vec<String>> = names.iter().map(|n| words_of(n)).filter(|w| !w.is_empty()).collect();
