@@ -85,6 +85,15 @@
 //!         written as a value the data holds nowhere, and a word that links to no name that the
 //!         query reads nothing for) on every gold query of both sets and on the recorded runs of
 //!         the given files.
+//!     cargo run --release --example answerability -- stand_in [FILE...]
+//!         no chat model (the embedding server, each question's evidence gathered again): two
+//!         findings that refuse without a vote, on every gold query of both sets (a gold reached
+//!         is a right answer lost) and on the recorded runs of the given files: an output named
+//!         after a loose word no name of the schema holds, computed from what holds none of it
+//!         (`scope::written::unnamed_stand_ins`, `stand_in_scope`), and an answer that is not
+//!         clean reading nothing for two or more words the vote let through
+//!         (`scope::written::unwritten_words`, `unread_scope`; on golds, which have no vote, the
+//!         words that link to nothing, as if the vote had let every one through: an upper bound).
 //!
 //! Raw per-question results go to `bench/results/answerability_<mode>.jsonl` (or `$NL2SQL_BENCH_OUT`).
 
@@ -237,7 +246,8 @@ fn main() {
         "unwritten" => unwritten_mode(args.iter().skip(1).filter(|a| !a.starts_with("--")).cloned().collect(), &mut out),
         "loose" => loose_mode(threshold, args.iter().skip(1).filter(|a| !a.starts_with("--")).cloned().collect(), &mut out),
         "named" => named_mode(threshold, args.iter().skip(1).filter(|a| !a.starts_with("--")).cloned().collect(), &mut out),
-        other => panic!("unknown mode {other} (evidence, ask, statuses, own_value, replay, unplaced, invented, patterns, unwritten, loose, named)"),
+        "stand_in" => stand_in_mode(threshold, args.iter().skip(1).filter(|a| !a.starts_with("--")).cloned().collect(), &mut out),
+        other => panic!("unknown mode {other} (evidence, ask, statuses, own_value, replay, unplaced, invented, patterns, unwritten, loose, named, stand_in)"),
     }
     println!("raw results: {out_path}");
 }
@@ -675,6 +685,50 @@ fn named_mode(threshold: f32, files: Vec<String>, out: &mut std::fs::File) {
     println!("\n| source | status | right | runs | a name no stored value holds | and a word unwritten | reached |\n|---|---|---|---|---|---|---|");
     for ((source, status, right), [n, named, both, reached]) in &tally {
         println!("| {source} | {status} | {right} | {n} | {named} | {both} | {reached} |");
+    }
+}
+
+/// The `stand_in` mode (see the module's documentation): an output named after a loose word no
+/// name holds (`stand_in_scope`), and two or more words let through that the query reads nothing
+/// for in an answer that is not clean (`unread_scope`), on golds and recorded runs.
+fn stand_in_mode(threshold: f32, files: Vec<String>, out: &mut std::fs::File) {
+    use nl2sql_core::scope::written::{unnamed_stand_ins, unwritten_words};
+    println!("Benchmark 10 (stand_in): command: cargo run --release --example answerability -- stand_in {}", files.join(" "));
+    let mut schemas = BTreeMap::new();
+    let mut catalogs = BTreeMap::new();
+    // (source, status, right) -> [runs, a stand-in, two or more let-through words unwritten (golds:
+    // unlinked words, an upper bound), the same and not `ok`]
+    let mut tally: BTreeMap<(String, String, String), [usize; 4]> = BTreeMap::new();
+    let mut read: BTreeMap<(String, String), (Vec<String>, Vec<String>)> = BTreeMap::new();
+    for Recorded { file: source, db, question, sql, status, right, let_through: through } in golds_and_recorded(&files) {
+        let e = tally.entry((source.clone(), status.clone(), right.clone())).or_default();
+        e[0] += 1;
+        let sql = sql.unwrap_or_default();
+        let Ok(checked) = nl2sql_core::sql::check_query(&sql) else { continue };
+        let (loose, unlinked) = read
+            .entry((db.clone(), question.clone()))
+            .or_insert_with(|| {
+                let ev = evidence(&db, &question, schema(&db, &mut schemas), threshold);
+                (ev.loose(), ev.unlinked().iter().map(|l| l.word.clone()).collect())
+            })
+            .clone();
+        let catalog = catalog(&db, &mut catalogs);
+        let stand_ins = unnamed_stand_ins(&checked.query, catalog, &loose);
+        let words = if status == "gold" { unlinked } else { through };
+        let left = if words.len() < 2 { Vec::new() } else { unwritten_words(&checked.query, catalog, &question, &words) };
+        let unread = left.len() >= 2;
+        let e = tally.entry((source.clone(), status.clone(), right.clone())).or_default();
+        e[1] += !stand_ins.is_empty() as usize;
+        e[2] += unread as usize;
+        e[3] += (unread && status != "ok") as usize;
+        if !stand_ins.is_empty() || unread {
+            println!("  [{source} {status} {right}] {question}  stand-ins {stand_ins:?}, unwritten {left:?}  ({sql})");
+            writeln!(out, "{}", json!({"source": source, "db": db, "question": question, "sql": sql, "status": status, "right": right, "stand_ins": stand_ins, "unwritten": left})).unwrap();
+        }
+    }
+    println!("\n| source | status | right | runs | a stand-in | two or more words unwritten | and not ok |\n|---|---|---|---|---|---|---|");
+    for ((source, status, right), [n, st, un, nok]) in &tally {
+        println!("| {source} | {status} | {right} | {n} | {st} | {un} | {nok} |");
     }
 }
 

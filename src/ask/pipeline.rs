@@ -689,6 +689,13 @@ impl<D: Database + ?Sized, M: Model + ?Sized> Ask<'_, '_, D, M> {
                 return self.refuse(kind, reason);
             }
         }
+        // an output named after a word of the question no name of the schema holds, computed from
+        // what holds none of it: a stand-in for what the schema has no place for, no vote
+        if let Some(checked) = checked.as_ref().filter(|_| !reused) {
+            if let Some((kind, reason)) = self.stand_in_scope(&chosen.sql, &checked.query)? {
+                return self.refuse(kind, reason);
+            }
+        }
         // another thing returned than was asked, while a reading also looked for a name after the
         // question's words that the database has nowhere: the two checks agree, no vote
         if !reused && !another.is_empty() {
@@ -726,6 +733,13 @@ impl<D: Database + ?Sized, M: Model + ?Sized> Ask<'_, '_, D, M> {
         if let Some(checked) = checked.as_ref().filter(|_| !reused) {
             if let Some(problem) = self.unwritten_words(&checked.query) {
                 chosen.problems.push(problem);
+            }
+        }
+        // two or more words the vote let through that the answer reads nothing for: the vote and
+        // the query disagree on what the schema holds, no vote again
+        if let Some(checked) = checked.as_ref().filter(|_| !reused) {
+            if let Some((kind, reason)) = self.unread_scope(&chosen.sql, &checked.query)? {
+                return self.refuse(kind, reason);
             }
         }
         let clean = verified && chosen.is_clean();

@@ -724,29 +724,39 @@ fn an_answer_unverified_for_another_reason_lists_a_value_the_question_does_not_g
 }
 
 #[test]
-fn a_count_named_after_a_verb_the_schema_names_nowhere_is_another_thing() {
+fn a_count_named_after_a_verb_the_schema_names_nowhere_is_a_stand_in_and_refused_without_a_vote() {
     let counted = "SELECT b.title, COUNT(*) AS download_count FROM books AS b GROUP BY b.title";
     let question = "How many times has each book been downloaded?";
     // "downloaded" is a verb that links to nothing: no suspicion before the query, but the query
-    // names its count after it and counts orders; the model, asked, finds nothing that holds it
-    let mut model = far(&["downloaded"], vec![sql_reply(counted), text_reply(r#"{"answerable": false, "kind": "missing_data", "missing": "downloads"}"#)]);
-    let e = run(&mut ScriptedDb::bookshop(), &mut model, question, json!({"probe": false, "repair": false, "confirm": false})).unwrap();
-    assert_eq!((e.status(), e.chosen_sql.as_str()), (Status::Unanswerable, ""));
-    assert!(e.reason().contains("it presents COUNT(*) as \"download_count\": named after \"downloaded\" of the question, which no table or column of the database names"), "{}", e.reason());
-    // the model reads the database as holding it: the open problem stands
-    let mut model = far(&["downloaded"], vec![sql_reply(counted), text_reply(ANSWERABLE)]);
-    let e = run(&mut ScriptedDb::bookshop(), &mut model, question, json!({"probe": false, "repair": false, "confirm": false})).unwrap();
-    assert_eq!((e.status(), e.chosen_sql.as_str()), (Status::Unverified, counted));
+    // names its count after it and counts books; no name of the schema holds a download, so the
+    // run is refused with no vote asked (one request: the generation)
+    let opts = json!({"probe": false, "repair": false, "confirm": false});
+    let mut model = far(&["downloaded"], vec![sql_reply(counted)]);
+    let e = run(&mut ScriptedDb::bookshop(), &mut model, question, opts.clone()).unwrap();
+    assert_eq!((e.status(), e.chosen_sql.as_str(), model.requests.len()), (Status::Unanswerable, "", 1), "{:?}", stages(&e));
+    assert_eq!(steps_of(&e, Stage::Scope), ["ok", "unanswerable"]);
+    let second = e.steps.iter().filter(|s| s.stage == Stage::Scope).nth(1).unwrap();
+    assert_eq!((second.sql.as_deref(), second.data["words"].clone(), second.data["kind"].clone()), (Some(counted), json!(["downloaded"]), json!("missing_data")));
+    assert!(
+        e.reason().contains("no table or column names \"downloaded\", and the query the model wrote presents COUNT(*) as \"download_count\", computed from columns that hold none of it: a stand-in"),
+        "{}",
+        e.reason()
+    );
+    // refusal off: no scope stage links the question's words, so nothing is read as loose and
+    // the count is the answer (every question gets SQL)
+    let mut model = far(&["downloaded"], vec![sql_reply(counted)]);
+    let e = run(&mut ScriptedDb::bookshop(), &mut model, question, json!({"probe": false, "repair": false, "confirm": false, "refuse": false})).unwrap();
+    assert_eq!((e.status(), e.chosen_sql.as_str()), (Status::Ok, counted));
     // a word linked only by meaning ("downloads", which the scripted embeddings put next to
-    // every name) is as loose: the count named after it is another thing
-    let mut model = ScriptedModel::new(vec![sql_reply(counted), text_reply(ANSWERABLE)]);
-    let e = run(&mut ScriptedDb::bookshop(), &mut model, "How many downloads does each book have?", json!({"probe": false, "repair": false, "confirm": false})).unwrap();
-    assert_eq!(e.status(), Status::Unverified, "{:?}", e.open_problems);
-    assert!(e.open_problems.iter().any(|p| p.contains("named after \"downloads\"")), "{:?}", e.open_problems);
+    // every name) is as loose: the count named after it is a stand-in too
+    let mut model = ScriptedModel::new(vec![sql_reply(counted)]);
+    let e = run(&mut ScriptedDb::bookshop(), &mut model, "How many downloads does each book have?", opts.clone()).unwrap();
+    assert_eq!((e.status(), model.requests.len()), (Status::Unanswerable, 1), "{:?}", e.open_problems);
+    assert!(e.reason().contains("no table or column names \"downloads\""), "{}", e.reason());
     // a verb the schema names ("ordered", `orders`): the count is the data's
     let ordered = "SELECT c.name, COUNT(*) AS ordered_count FROM customers AS c JOIN orders AS o ON o.customer_id = c.customer_id GROUP BY c.name";
     let mut model = far(&["ordered"], vec![sql_reply(ordered)]);
-    let e = run(&mut ScriptedDb::bookshop(), &mut model, "How many times has each customer ordered?", json!({"probe": false, "repair": false, "confirm": false})).unwrap();
+    let e = run(&mut ScriptedDb::bookshop(), &mut model, "How many times has each customer ordered?", opts).unwrap();
     assert_eq!((e.status(), model.requests.len()), (Status::Ok, 1), "{:?}", e.open_problems);
 }
 
@@ -1904,11 +1914,18 @@ fn a_question_about_data_the_schema_has_no_place_for_gets_no_sql() {
 
 #[test]
 fn words_that_link_to_nothing_are_answered_when_the_model_reads_them_as_the_schemas() {
-    // (a count asks for no thing by name: the query written answers what is asked)
-    let mut model = far(&["satisfaction", "score"], vec![text_reply(ANSWERABLE), sql_reply(COUNT)]);
+    // one word let through that the count reads nothing for: answered, the word an open problem
+    let mut model = far(&["satisfaction"], vec![text_reply(ANSWERABLE), sql_reply(COUNT)]);
     let e = run(&mut ScriptedDb::bookshop(), &mut model, "How many books have a satisfaction score?", json!({"probe": false})).unwrap();
     assert_eq!(steps_of(&e, Stage::Scope), ["ok"]);
     assert!(e.answered() && e.chosen_sql == COUNT);
+    let scope = e.steps.iter().find(|s| s.stage == Stage::Scope).unwrap();
+    assert!(scope.detail.starts_with("\"satisfaction\" link to nothing, but the model reads them"), "{}", scope.detail);
+    // two such words, neither read by the count: the vote and the query disagree, refused
+    // (`an_answer_that_reads_nothing_for_two_words_the_vote_let_through_is_refused`)
+    let mut model = far(&["satisfaction", "score"], vec![text_reply(ANSWERABLE), sql_reply(COUNT)]);
+    let e = run(&mut ScriptedDb::bookshop(), &mut model, "How many books have a satisfaction score?", json!({"probe": false})).unwrap();
+    assert_eq!((steps_of(&e, Stage::Scope), e.answered()), (vec!["ok", "unanswerable"], false));
     let scope = e.steps.iter().find(|s| s.stage == Stage::Scope).unwrap();
     assert!(scope.detail.starts_with("\"satisfaction\", \"score\" link to nothing, but the model reads them"), "{}", scope.detail);
     // nothing links (a verb, and a name no stored value holds): the detail names the words the
@@ -2156,6 +2173,36 @@ fn an_answer_that_reads_nothing_for_a_word_the_vote_let_through_is_not_verified(
     let mut without_vote = replies();
     let _ = without_vote.remove(0);
     let e = run(&mut ScriptedDb::bookshop(), &mut far(&["e-books"], without_vote), question, json!({"probe": false, "refuse": false})).unwrap();
+    assert_eq!((e.status(), e.chosen_sql.as_str()), (Status::Ok, every), "{:?}", stages(&e));
+}
+
+#[test]
+fn an_answer_that_reads_nothing_for_two_words_the_vote_let_through_is_refused() {
+    // "loyalty" and "card" link to nothing; the vote reads them as the schema's; the query
+    // returns every customer: the vote and the query disagree on two of the question's things
+    let every = "SELECT name FROM customers";
+    let question = "Which customers have a loyalty card?";
+    let replies = || vec![text_reply(ANSWERABLE), sql_reply(every), sql_reply(every), sql_reply(every), sql_reply(every)];
+    let mut model = far(&["loyalty", "card"], replies());
+    let e = run(&mut ScriptedDb::bookshop(), &mut model, question, json!({"probe": false})).unwrap();
+    assert_eq!((e.status(), e.chosen_sql.as_str()), (Status::Unanswerable, ""), "{:?}", stages(&e));
+    // no vote besides the scope stage's
+    let votes = model.requests.iter().filter(|r| r.json_schema.as_ref().is_some_and(|(name, _)| name == "answerable")).count();
+    assert_eq!(votes, 1, "{:?}", stages(&e));
+    assert_eq!(steps_of(&e, Stage::Scope), ["ok", "unanswerable"]);
+    let second = e.steps.iter().filter(|s| s.stage == Stage::Scope).nth(1).unwrap();
+    assert_eq!((second.sql.as_deref(), second.data["unwritten"].clone(), second.data["kind"].clone()), (Some(every), json!(["loyalty", "card"]), json!("missing_data")));
+    assert!(e.reason().contains("no table, column or stored value holds \"loyalty\", \"card\", the model read them as the schema's, and the query it wrote reads nothing for any of them"), "{}", e.reason());
+    // a query that carries one of them: one word left, an open problem, not a refusal
+    let carded = "SELECT name FROM customers WHERE name ILIKE '%card%'";
+    let mut model = far(&["loyalty", "card"], vec![text_reply(ANSWERABLE), sql_reply(carded), sql_reply(carded), sql_reply(carded), sql_reply(carded)]);
+    let e = run(&mut ScriptedDb::bookshop(), &mut model, question, json!({"probe": false})).unwrap();
+    assert_eq!((e.status(), e.chosen_sql.as_str()), (Status::Unverified, carded), "{:?}", stages(&e));
+    assert!(e.open_problems.iter().any(|p| p.contains("the query reads nothing for \"loyalty\"")), "{:?}", e.open_problems);
+    // refusal off: nothing is let through, nothing read
+    let mut without_vote = replies();
+    let _ = without_vote.remove(0);
+    let e = run(&mut ScriptedDb::bookshop(), &mut far(&["loyalty", "card"], without_vote), question, json!({"probe": false, "refuse": false})).unwrap();
     assert_eq!((e.status(), e.chosen_sql.as_str()), (Status::Ok, every), "{:?}", stages(&e));
 }
 
