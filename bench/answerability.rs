@@ -624,6 +624,32 @@ fn golds_and_recorded(files: &[String]) -> Vec<Recorded> {
     runs
 }
 
+/// Each gold query of both sets and each recorded run of `files` with SQL ([`golds_and_recorded`]),
+/// counted as a run of its (source, status, right) in `tally` (`[0]`); each whose SQL parses is
+/// handed to `visit` with its query, what `read` takes of the question's evidence (gathered once
+/// per question: the embedding server) and its database's catalog, and its row of `tally`.
+fn replay<T: Clone, const N: usize>(
+    threshold: f32,
+    files: &[String],
+    tally: &mut BTreeMap<(String, String, String), [usize; N]>,
+    read: impl Fn(&Recorded, Evidence) -> T,
+    mut visit: impl FnMut(&Recorded, &sqlparser::ast::Query, T, &Catalog, &mut [usize; N]),
+) {
+    let mut schemas = BTreeMap::new();
+    let mut catalogs = BTreeMap::new();
+    let mut taken: BTreeMap<(String, String), T> = BTreeMap::new();
+    for run in golds_and_recorded(files) {
+        let row = tally.entry((run.file.clone(), run.status.clone(), run.right.clone())).or_insert([0; N]);
+        row[0] += 1;
+        let Ok(checked) = nl2sql_core::sql::check_query(run.sql.as_deref().unwrap_or_default()) else { continue };
+        let t = taken
+            .entry((run.db.clone(), run.question.clone()))
+            .or_insert_with(|| read(&run, evidence(&run.db, &run.question, schema(&run.db, &mut schemas), threshold)))
+            .clone();
+        visit(&run, &checked.query, t, catalog(&run.db, &mut catalogs), row);
+    }
+}
+
 /// The `named` mode: the rule of a proper name of the question written as a value the data holds
 /// nowhere while the query reads nothing for a word that links to no name (`related_name_scope`:
 /// [`names_as_values`], [`unwritten_words`] over the verbs and adverbs that link to nothing, less
@@ -637,51 +663,38 @@ fn golds_and_recorded(files: &[String]) -> Vec<Recorded> {
 fn named_mode(threshold: f32, files: Vec<String>, out: &mut std::fs::File) {
     use nl2sql_core::scope::written::{decisive, names_as_values, unrelating, unwritten_words};
     println!("Benchmark 10 (named): command: cargo run --release --example answerability -- named {}", files.join(" "));
-    let mut schemas = BTreeMap::new();
-    let mut catalogs = BTreeMap::new();
     // (source, status, right) -> [runs, with a name no stored value holds, with a word unwritten
     // too, reached]
     let mut tally: BTreeMap<(String, String, String), [usize; 4]> = BTreeMap::new();
-    let mut read: BTreeMap<(String, String), (Vec<String>, Vec<String>)> = BTreeMap::new();
-    for Recorded { file: source, db, question, sql, status, right, let_through: through } in golds_and_recorded(&files) {
-        let e = tally.entry((source.clone(), status.clone(), right.clone())).or_default();
-        e[0] += 1;
-        let sql = sql.unwrap_or_default();
-        let Ok(checked) = nl2sql_core::sql::check_query(&sql) else { continue };
-        let (soft, names) = read
-            .entry((db.clone(), question.clone()))
-            .or_insert_with(|| {
-                let ev = evidence(&db, &question, schema(&db, &mut schemas), threshold);
-                (ev.soft(), ev.unmatched_names.clone())
-            })
-            .clone();
+    let read = |_: &Recorded, ev: Evidence| (ev.soft(), ev.unmatched_names.clone());
+    replay(threshold, &files, &mut tally, read, |run, query, (soft, names), catalog, e| {
+        let Recorded { file: source, db, question, sql, status, right, let_through: through } = run;
         if names.is_empty() {
-            continue;
+            return;
         }
         e[1] += 1;
         let mut words = unrelating(&soft);
-        words.extend(through.into_iter().filter(|w| !names.contains(w)));
-        let catalog = catalog(&db, &mut catalogs);
-        let left = unwritten_words(&checked.query, catalog, &question, &words);
-        let compared = names_as_values(&checked.query, catalog, &names);
+        words.extend(through.iter().filter(|w| !names.contains(w)).cloned());
+        let left = unwritten_words(query, catalog, question, &words);
+        let compared = names_as_values(query, catalog, &names);
         if left.is_empty() || compared.is_empty() {
-            continue;
+            return;
         }
         e[2] += 1;
-        let mut c = connect(&db);
+        let mut c = connect(db);
         let nowhere: Vec<bool> = compared
             .iter()
             .map(|v| {
-                let (stored, held) = stored_and_held(&mut c, &v.literal, &checked.query, catalog);
+                let (stored, held) = stored_and_held(&mut c, &v.literal, query, catalog);
                 stored == 0 && !held
             })
             .collect();
-        let Some(decided) = decisive(&compared, &nowhere) else { continue };
-        let e = tally.entry((source.clone(), status.clone(), right.clone())).or_default();
+        let Some(decided) = decisive(&compared, &nowhere) else { return };
         e[3] += 1;
+        let sql = sql.as_deref().unwrap_or_default();
         println!("  [{source} {status} {right}] {question}  names {names:?}, unwritten {left:?}, compares {}.{} with '{}'  ({sql})", decided.literal.rel.name, decided.literal.column, decided.literal.value);
         writeln!(out, "{}", json!({"source": source, "db": db, "question": question, "sql": sql, "status": status, "right": right, "names": names, "unwritten": left, "value": decided.literal.value})).unwrap();
-    }
+    });
     println!("\n| source | status | right | runs | a name no stored value holds | and a word unwritten | reached |\n|---|---|---|---|---|---|---|");
     for ((source, status, right), [n, named, both, reached]) in &tally {
         println!("| {source} | {status} | {right} | {n} | {named} | {both} | {reached} |");
@@ -694,38 +707,25 @@ fn named_mode(threshold: f32, files: Vec<String>, out: &mut std::fs::File) {
 fn stand_in_mode(threshold: f32, files: Vec<String>, out: &mut std::fs::File) {
     use nl2sql_core::scope::written::{unnamed_stand_ins, unwritten_words};
     println!("Benchmark 10 (stand_in): command: cargo run --release --example answerability -- stand_in {}", files.join(" "));
-    let mut schemas = BTreeMap::new();
-    let mut catalogs = BTreeMap::new();
     // (source, status, right) -> [runs, a stand-in, two or more let-through words unwritten (golds:
     // unlinked words, an upper bound), the same and not `ok`]
     let mut tally: BTreeMap<(String, String, String), [usize; 4]> = BTreeMap::new();
-    let mut read: BTreeMap<(String, String), (Vec<String>, Vec<String>)> = BTreeMap::new();
-    for Recorded { file: source, db, question, sql, status, right, let_through: through } in golds_and_recorded(&files) {
-        let e = tally.entry((source.clone(), status.clone(), right.clone())).or_default();
-        e[0] += 1;
-        let sql = sql.unwrap_or_default();
-        let Ok(checked) = nl2sql_core::sql::check_query(&sql) else { continue };
-        let (loose, unlinked) = read
-            .entry((db.clone(), question.clone()))
-            .or_insert_with(|| {
-                let ev = evidence(&db, &question, schema(&db, &mut schemas), threshold);
-                (ev.loose(), ev.unlinked().iter().map(|l| l.word.clone()).collect())
-            })
-            .clone();
-        let catalog = catalog(&db, &mut catalogs);
-        let stand_ins = unnamed_stand_ins(&checked.query, catalog, &loose);
-        let words = if status == "gold" { unlinked } else { through };
-        let left = if words.len() < 2 { Vec::new() } else { unwritten_words(&checked.query, catalog, &question, &words) };
+    let read = |_: &Recorded, ev: Evidence| -> (Vec<String>, Vec<String>) { (ev.loose(), ev.unlinked().iter().map(|l| l.word.clone()).collect()) };
+    replay(threshold, &files, &mut tally, read, |run, query, (loose, unlinked), catalog, e| {
+        let Recorded { file: source, db, question, sql, status, right, let_through: through } = run;
+        let stand_ins = unnamed_stand_ins(query, catalog, &loose);
+        let words = if status == "gold" { &unlinked } else { through };
+        let left = if words.len() < 2 { Vec::new() } else { unwritten_words(query, catalog, question, words) };
         let unread = left.len() >= 2;
-        let e = tally.entry((source.clone(), status.clone(), right.clone())).or_default();
         e[1] += !stand_ins.is_empty() as usize;
         e[2] += unread as usize;
         e[3] += (unread && status != "ok") as usize;
         if !stand_ins.is_empty() || unread {
+            let sql = sql.as_deref().unwrap_or_default();
             println!("  [{source} {status} {right}] {question}  stand-ins {stand_ins:?}, unwritten {left:?}  ({sql})");
             writeln!(out, "{}", json!({"source": source, "db": db, "question": question, "sql": sql, "status": status, "right": right, "stand_ins": stand_ins, "unwritten": left})).unwrap();
         }
-    }
+    });
     println!("\n| source | status | right | runs | a stand-in | two or more words unwritten | and not ok |\n|---|---|---|---|---|---|---|");
     for ((source, status, right), [n, st, un, nok]) in &tally {
         println!("| {source} | {status} | {right} | {n} | {st} | {un} | {nok} |");
@@ -786,54 +786,42 @@ fn unwritten_mode(files: Vec<String>, out: &mut std::fs::File) {
 fn loose_mode(threshold: f32, files: Vec<String>, out: &mut std::fs::File) {
     use nl2sql_core::scope::link::LinkedBy;
     println!("Benchmark 10 (loose): command: cargo run --release --example answerability -- loose {}", files.join(" "));
-    let mut schemas = BTreeMap::new();
-    let mut catalogs = BTreeMap::new();
     // (source, status, right) -> [runs, with soft words, reached by them, with meaning words,
     // reached by them, a value, number or bound the question does not give, that and a word
     // (soft, by meaning or let through on the vote) the query writes nothing for, a short value
     // of a column the question names nothing of and no other, that and a word let through
     // unwritten, that and a word let through or unlinked unwritten]
     let mut tally: BTreeMap<(String, String, String), [usize; 10]> = BTreeMap::new();
-    let runs = golds_and_recorded(&files);
-    // (db, question) -> (soft words, words linked by meaning, the value index's matches): a
-    // question recorded in many files is read once
-    let mut read: BTreeMap<(String, String), (Vec<String>, Vec<String>, Vec<(String, String)>, Vec<String>)> = BTreeMap::new();
-    for Recorded { file: source, db, question, sql, status, right, let_through: through } in runs {
-        let e = tally.entry((source.clone(), status.clone(), right.clone())).or_default();
-        e[0] += 1;
-        let sql = sql.unwrap_or_default();
-        let Ok(checked) = nl2sql_core::sql::check_query(&sql) else { continue };
-        let (soft, meaning, hits, unlinked) = read
-            .entry((db.clone(), question.clone()))
-            .or_insert_with(|| {
-                let ev = evidence(&db, &question, schema(&db, &mut schemas), threshold);
-                let soft: Vec<String> = ev.links.iter().filter(|l| l.to.is_none() && l.soft).map(|l| l.word.clone()).collect();
-                let meaning: Vec<String> = ev.links.iter().filter(|l| matches!(&l.to, Some((_, LinkedBy::Meaning)))).map(|l| l.word.clone()).collect();
-                let unlinked: Vec<String> = ev.unlinked().iter().map(|l| l.word.clone()).collect();
-                (soft, meaning, value_hits(&db, &question), unlinked)
-            })
-            .clone();
-        let catalog = catalog(&db, &mut catalogs);
-        let left_soft = if soft.is_empty() { Vec::new() } else { nl2sql_core::scope::written::unwritten_words(&checked.query, catalog, &question, &soft) };
-        let left_meaning = if meaning.is_empty() { Vec::new() } else { nl2sql_core::scope::written::unwritten_words(&checked.query, catalog, &question, &meaning) };
-        let left_through = if through.is_empty() { Vec::new() } else { nl2sql_core::scope::written::unwritten_words(&checked.query, catalog, &question, &through) };
-        let assumed: Vec<String> = nl2sql_core::scope::written::invented_values(&checked.query, catalog, &question, &hits)
+    // of each question: its soft words, its words linked by meaning, the value index's matches,
+    // its words that link to nothing
+    let read = |run: &Recorded, ev: Evidence| {
+        let soft: Vec<String> = ev.links.iter().filter(|l| l.to.is_none() && l.soft).map(|l| l.word.clone()).collect();
+        let meaning: Vec<String> = ev.links.iter().filter(|l| matches!(&l.to, Some((_, LinkedBy::Meaning)))).map(|l| l.word.clone()).collect();
+        let unlinked: Vec<String> = ev.unlinked().iter().map(|l| l.word.clone()).collect();
+        (soft, meaning, value_hits(&run.db, &run.question), unlinked)
+    };
+    replay(threshold, &files, &mut tally, read, |run, query, (soft, meaning, hits, unlinked), catalog, e| {
+        let Recorded { file: source, db, question, sql, status, right, let_through: through } = run;
+        let (question, sql) = (question.as_str(), sql.as_deref().unwrap_or_default());
+        let left_soft = if soft.is_empty() { Vec::new() } else { nl2sql_core::scope::written::unwritten_words(query, catalog, question, &soft) };
+        let left_meaning = if meaning.is_empty() { Vec::new() } else { nl2sql_core::scope::written::unwritten_words(query, catalog, question, &meaning) };
+        let left_through = if through.is_empty() { Vec::new() } else { nl2sql_core::scope::written::unwritten_words(query, catalog, question, through) };
+        let assumed: Vec<String> = nl2sql_core::scope::written::invented_values(query, catalog, question, &hits)
             .into_iter()
-            .chain(nl2sql_core::scope::written::invented_numbers(&checked.query, &question, &[]))
-            .chain(nl2sql_core::scope::written::assumed_thresholds(&checked.query, &question, &[]))
+            .chain(nl2sql_core::scope::written::invented_numbers(query, question, &[]))
+            .chain(nl2sql_core::scope::written::assumed_thresholds(query, question, &[]))
             .map(|(a, b)| format!("{a} {b}"))
             .collect();
         let both = !assumed.is_empty() && !(left_soft.is_empty() && left_meaning.is_empty() && left_through.is_empty());
         // with no such value, a short one of a column the question names nothing of, beside a
         // word let through on the vote (`assumed_scope`)
         let weak: Vec<String> =
-            if assumed.is_empty() { nl2sql_core::scope::written::weak_values(&checked.query, catalog, &question).into_iter().map(|(c, _)| c).collect() } else { Vec::new() };
+            if assumed.is_empty() { nl2sql_core::scope::written::weak_values(query, catalog, question).into_iter().map(|(c, _)| c).collect() } else { Vec::new() };
         let weak_pair = !weak.is_empty() && !left_through.is_empty();
         // the same with the words that link to nothing and are no verb or adverb, as if the vote
         // had let every one through (golds have no vote): an upper bound
-        let left_unlinked = if weak.is_empty() || unlinked.is_empty() { Vec::new() } else { nl2sql_core::scope::written::unwritten_words(&checked.query, catalog, &question, &unlinked) };
+        let left_unlinked = if weak.is_empty() || unlinked.is_empty() { Vec::new() } else { nl2sql_core::scope::written::unwritten_words(query, catalog, question, &unlinked) };
         let weak_if_voted = !weak.is_empty() && !(left_through.is_empty() && left_unlinked.is_empty());
-        let e = tally.entry((source.clone(), status.clone(), right.clone())).or_default();
         e[1] += !soft.is_empty() as usize;
         e[2] += !left_soft.is_empty() as usize;
         e[3] += !meaning.is_empty() as usize;
@@ -850,7 +838,7 @@ fn loose_mode(threshold: f32, files: Vec<String>, out: &mut std::fs::File) {
                 "soft": soft, "soft_unwritten": left_soft, "meaning": meaning, "meaning_unwritten": left_meaning, "let_through_unwritten": left_through, "assumed": assumed, "both": both,
                 "weak": weak, "weak_pair": weak_pair, "unlinked_unwritten": left_unlinked, "weak_if_voted": weak_if_voted})).unwrap();
         }
-    }
+    });
     println!("\n| source | status | right | runs | soft words | reached | meaning words | reached | assumed | assumed and a word unwritten | weak | weak and a word let through unwritten | the same as if the vote let every unlinked word through |\n|---|---|---|---|---|---|---|---|---|---|---|---|---|");
     for ((source, status, right), [n, s, rs, m, rm, a, both, w, wp, wv]) in &tally {
         println!("| {source} | {status} | {right} | {n} | {s} | {rs} | {m} | {rm} | {a} | {both} | {w} | {wp} | {wv} |");
