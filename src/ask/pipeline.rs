@@ -661,9 +661,11 @@ impl<D: Database + ?Sized, M: Model + ?Sized> Ask<'_, '_, D, M> {
         let was_clean = chosen.is_clean();
         let mut assumed: Vec<String> = Vec::new();
         let mut another: Vec<String> = Vec::new();
+        let mut stand_ins = None;
         // the answer as parsed, once for every check below (its SQL does not change here)
         let checked = if verified && !chosen.fails { check_query(&chosen.sql).ok() } else { None };
         if let Some(checked) = &checked {
+            stand_ins = self.unnamed_stand_ins(&checked.query);
             assumed = self
                 .assumed_values(&checked.query)
                 .into_iter()
@@ -678,7 +680,7 @@ impl<D: Database + ?Sized, M: Model + ?Sized> Ask<'_, '_, D, M> {
                 .chain(self.untimed_answers(&checked.query))
                 .chain(self.quantities_for_who(&checked.query))
                 .chain(self.unheld_sort_keys(&checked.query))
-                .chain(self.unnamed_stand_ins(&checked.query))
+                .chain(stand_ins.as_ref().map(super::scope::StandIns::problem))
                 .collect();
         }
         // a value, a number or a bound the question does not give, in an answer that reads
@@ -691,8 +693,8 @@ impl<D: Database + ?Sized, M: Model + ?Sized> Ask<'_, '_, D, M> {
         }
         // an output named after a word of the question no name of the schema holds, computed from
         // what holds none of it: a stand-in for what the schema has no place for, no vote
-        if let Some(checked) = checked.as_ref().filter(|_| !reused) {
-            if let Some((kind, reason)) = self.stand_in_scope(&chosen.sql, &checked.query)? {
+        if let Some(found) = stand_ins.as_ref().filter(|_| !reused) {
+            if let Some((kind, reason)) = self.stand_in_scope(&chosen.sql, found)? {
                 return self.refuse(kind, reason);
             }
         }
@@ -728,19 +730,13 @@ impl<D: Database + ?Sized, M: Model + ?Sized> Ask<'_, '_, D, M> {
             }
         }
         // a word the scope stage let through on the vote that the answer writes nothing for: the
-        // answer is not verified; read after the votes above, so that it asks no vote and refuses
-        // nothing
-        if let Some(checked) = checked.as_ref().filter(|_| !reused) {
-            if let Some(problem) = self.unwritten_words(&checked.query) {
-                chosen.problems.push(problem);
-            }
-        }
-        // two or more words the vote let through that the answer reads nothing for: the vote and
-        // the query disagree on what the schema holds, no vote again
-        if let Some(checked) = checked.as_ref().filter(|_| !reused) {
-            if let Some((kind, reason)) = self.unread_scope(&chosen.sql, &checked.query)? {
-                return self.refuse(kind, reason);
-            }
+        // answer is not verified; read after the votes above, so that it asks no vote; two or
+        // more such words: the vote and the query disagree on what the schema holds, refused
+        // with no vote again
+        let unread = checked.as_ref().filter(|_| !reused).map(|c| self.unwritten_words(&c.query)).unwrap_or_default();
+        chosen.problems.extend(super::scope::unwritten_problem(&unread));
+        if let Some((kind, reason)) = self.unread_scope(&chosen.sql, &unread)? {
+            return self.refuse(kind, reason);
         }
         let clean = verified && chosen.is_clean();
         // two readings of the question that pass every check and return different rows, neither

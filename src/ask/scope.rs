@@ -60,6 +60,36 @@ impl Found {
 /// Names of the schema compared with a word by meaning, the best shown.
 const NEAREST: usize = 3;
 
+/// The stand-ins an answer presents ([`Ask::unnamed_stand_ins`]): each output as written
+/// (`COUNT(*) as "stream_count"`), and the question's words they are named after.
+pub(super) struct StandIns {
+    shown: Vec<String>,
+    words: Vec<String>,
+}
+
+impl StandIns {
+    /// The open problem: the answer is not verified (`unverified`, not `ok`).
+    pub(super) fn problem(&self) -> String {
+        format!(
+            "it presents {}: named after {} of the question, which no table or column of the database names, and computed from what holds none of it",
+            self.shown.join(", "),
+            quoted(&self.words)
+        )
+    }
+}
+
+/// The open problem of an answer that reads nothing for words the vote let through (`left`,
+/// [`Ask::unwritten_words`]); none when there are none.
+pub(super) fn unwritten_problem(left: &[String]) -> Option<String> {
+    let it = if left.len() == 1 { "it" } else { "them" };
+    (!left.is_empty()).then(|| {
+        format!(
+            "the query reads nothing for {}: no table, column or stored value holds {it}, the model read {it} as the schema's, and no name the query reads or string it compares carries {it}",
+            quoted(left)
+        )
+    })
+}
+
 /// How many words let through on the vote an answer must read nothing for to be refused
 /// ([`Ask::unread_scope`]).
 const UNREAD: usize = 2;
@@ -71,6 +101,13 @@ fn cosine(a: &[f32], b: &[f32]) -> f32 {
 }
 
 impl<D: Database + ?Sized, M: Model + ?Sized> Ask<'_, '_, D, M> {
+    /// Record a refusal as a `scope` step (`unanswerable`, with the query it read, if any, and
+    /// what decided it in `data`), and hand it on: every rule of refusal ends so.
+    fn refused(&mut self, kind: scope::Kind, reason: String, sql: Option<&str>, data: Value) -> Result<Option<(scope::Kind, String)>> {
+        self.trace.step(Stage::Scope, Status::Unanswerable, reason.clone(), sql.map(str::to_string), data)?;
+        Ok(Some((kind, reason)))
+    }
+
     /// The `scope` stage. `Some(reason)` when the question cannot be answered: the run ends
     /// `unanswerable`.
     pub(super) fn scope(&mut self) -> Result<Option<(scope::Kind, String)>> {
@@ -130,8 +167,7 @@ impl<D: Database + ?Sized, M: Model + ?Sized> Ask<'_, '_, D, M> {
             }
             Verdict::Unanswerable { kind, reason } => {
                 data["kind"] = json!(kind);
-                self.trace.step(Stage::Scope, Status::Unanswerable, reason.clone(), None, data)?;
-                Ok(Some((kind, reason)))
+                self.refused(kind, reason, None, data)
             }
         }
     }
@@ -177,8 +213,7 @@ impl<D: Database + ?Sized, M: Model + ?Sized> Ask<'_, '_, D, M> {
             return Ok(None);
         };
         let data = json!({"kind": kind, "unlinked": gap.unlinked, "names": gap.names, "held": held, "by": "the query written"});
-        self.trace.step(Stage::Scope, Status::Unanswerable, reason.clone(), Some(sql.to_string()), data)?;
-        Ok(Some((kind, reason)))
+        self.refused(kind, reason, Some(sql), data)
     }
 
     /// What curators taught this database and the run was shown (the verified examples' SQL, the
@@ -198,18 +233,12 @@ impl<D: Database + ?Sized, M: Model + ?Sized> Ask<'_, '_, D, M> {
     /// it compares carries it. Either the answer leaves out what the word asks ("Which
     /// publications were released as e-books?" → every publication) or the schema holds it under
     /// a name nothing links it to (`average` for "attendance"); the data cannot tell which, so the
-    /// answer is `unverified`, not `ok`. No vote and no refusal: on Benchmark 2's recorded
-    /// answerable runs such answers are mostly right, so only the status says what was not shown.
-    pub(super) fn unwritten_words(&self, query: &Query) -> Option<String> {
-        let gap = self.let_through.as_ref()?;
-        let left = scope::written::unwritten_words(query, &self.catalog, self.question.text, &gap.words());
-        let it = if left.len() == 1 { "it" } else { "them" };
-        (!left.is_empty()).then(|| {
-            format!(
-                "the query reads nothing for {}: no table, column or stored value holds {it}, the model read {it} as the schema's, and no name the query reads or string it compares carries {it}",
-                quoted(&left)
-            )
-        })
+    /// answer is `unverified`, not `ok` ([`unwritten_problem`]). One such word asks no vote and
+    /// refuses nothing: on Benchmark 2's recorded answerable runs such answers are mostly right,
+    /// so only the status says what was not shown; two or more refuse ([`Self::unread_scope`]).
+    pub(super) fn unwritten_words(&self, query: &Query) -> Vec<String> {
+        let Some(gap) = self.let_through.as_ref() else { return Vec::new() };
+        scope::written::unwritten_words(query, &self.catalog, self.question.text, &gap.words())
     }
 
     /// The open problem of an answer that compares a column with a value the question does not
@@ -316,26 +345,25 @@ impl<D: Database + ?Sized, M: Model + ?Sized> Ask<'_, '_, D, M> {
         Some(format!("the question asks \"{asked}\", and nothing it returns holds {what} ({}): {holders}", returned.join(", ")))
     }
 
-    /// The open problem of an answer that names an output after a word of the question that
-    /// links to no name of the schema (a verb or adverb linking to nothing, or a word linked only
-    /// by meaning) and that no name of the schema holds, while computing it from columns that hold
-    /// none of it ([`scope::written::unnamed_stand_ins`]: `COUNT(*) AS stream_count` for "How many
-    /// times has each song been streamed?", where nothing records a stream; `COUNT(school_id) AS
+    /// The outputs of an answer named after a word of the question that links to no name of the
+    /// schema (a verb or adverb linking to nothing, or a word linked only by meaning) and that no
+    /// name of the schema holds, computed from columns that hold none of it
+    /// ([`scope::written::unnamed_stand_ins`]: `COUNT(*) AS stream_count` for "How many times has
+    /// each song been streamed?", where nothing records a stream; `COUNT(school_id) AS
     /// teacher_count` for "How many teachers does each school employ?", "teachers" near `school`
-    /// by meaning only): it counts another thing under the asked thing's name, so it is not verified
-    /// (`unverified`, not `ok`). The words are the scope stage's links, so with refusal off (no
+    /// by meaning only): it counts another thing under the asked thing's name. Its open problem
+    /// ([`StandIns::problem`]) keeps an answer from `ok`; with refusal on it refuses
+    /// ([`Self::stand_in_scope`]). The words are the scope stage's links, so with refusal off (no
     /// scope stage) there are none and nothing is checked.
-    pub(super) fn unnamed_stand_ins(&self, query: &Query) -> Option<String> {
+    pub(super) fn unnamed_stand_ins(&self, query: &Query) -> Option<StandIns> {
         let found = scope::written::unnamed_stand_ins(query, &self.catalog, &self.loose_words);
         if found.is_empty() {
             return None;
         }
-        let shown: Vec<String> = found.iter().map(|(alias, expr)| format!("{expr} as \"{alias}\"")).collect();
-        Some(format!(
-            "it presents {}: named after {} of the question, which no table or column of the database names, and computed from what holds none of it",
-            shown.join(", "),
-            quoted(&self.loose_words.iter().filter(|w| found.iter().any(|(a, _)| scope::written::names_word(a, w))).cloned().collect::<Vec<_>>())
-        ))
+        Some(StandIns {
+            shown: found.iter().map(|(alias, expr)| format!("{expr} as \"{alias}\"")).collect(),
+            words: self.loose_words.iter().filter(|w| found.iter().any(|(a, _)| scope::written::names_word(a, w))).cloned().collect(),
+        })
     }
 
     /// The open problem of an answer that returns only quantities for a question that asks who
@@ -411,8 +439,7 @@ impl<D: Database + ?Sized, M: Model + ?Sized> Ask<'_, '_, D, M> {
         let (kind, what) = vote.refusal();
         let reason = format!("{what}: {} ({}), and the model, shown it, finds nothing in the schema that holds what was asked{}", why.summary(), found.join("; "), vote.lacks());
         let data = json!({"kind": kind, "vote": vote, "found": found, "by": by});
-        self.trace.step(Stage::Scope, Status::Unanswerable, reason.clone(), Some(sql.to_string()), data)?;
-        Ok(Some((kind, reason)))
+        self.refused(kind, reason, Some(sql), data)
     }
 
     /// An answer that returns another thing than was asked (`another`, the checks of
@@ -437,14 +464,13 @@ impl<D: Database + ?Sized, M: Model + ?Sized> Ask<'_, '_, D, M> {
             invented.join("; ")
         );
         let data = json!({"kind": kind, "found": another, "invented": invented, "by": "what the query written returns, and the names the readings looked for"});
-        self.trace.step(Stage::Scope, Status::Unanswerable, reason.clone(), Some(sql.to_string()), data)?;
-        Ok(Some((kind, reason)))
+        self.refused(kind, reason, Some(sql), data)
     }
 
     /// An answer that names an output after a word of the question that links to no name (a verb
     /// or adverb linking to nothing, or a word linked only by meaning) which no table or column of
     /// the schema holds, computed from columns that hold none of it
-    /// ([`scope::written::unnamed_stand_ins`]: `COUNT(*) AS registered_voters` over counties for
+    /// ([`Self::unnamed_stand_ins`]: `COUNT(*) AS registered_voters` over counties for
     /// "How many registered voters does each county have?", `amount / 12 AS monthly_repayment`
     /// for "the monthly repayment of each loan"): the query counts or computes another thing
     /// under the asked thing's name, and the schema names the asked thing nowhere, so the run is
@@ -453,29 +479,22 @@ impl<D: Database + ?Sized, M: Model + ?Sized> Ask<'_, '_, D, M> {
     /// gold query of `spider_train` or `spider` and no recorded answer of Benchmark 2
     /// (docs/benchmarks.md, `answerability -- stand_in`). Recorded as a second `scope` step with
     /// the query. Nothing when refusal is off or nothing is found.
-    pub(super) fn stand_in_scope(&mut self, sql: &str, query: &Query) -> Result<Option<(scope::Kind, String)>> {
+    pub(super) fn stand_in_scope(&mut self, sql: &str, found: &StandIns) -> Result<Option<(scope::Kind, String)>> {
         if !self.opts.refuse {
             return Ok(None);
         }
-        let found = scope::written::unnamed_stand_ins(query, &self.catalog, &self.loose_words);
-        if found.is_empty() {
-            return Ok(None);
-        }
-        let named: Vec<String> = self.loose_words.iter().filter(|w| found.iter().any(|(a, _)| scope::written::names_word(a, w))).cloned().collect();
-        let shown: Vec<String> = found.iter().map(|(alias, expr)| format!("{expr} as \"{alias}\"")).collect();
         let kind = scope::Kind::MissingData;
         let reason = format!(
             "the database has no place for what the question asks about: no table or column names {}, and the query the model wrote presents {}, computed from columns that hold none of it: a stand-in",
-            quoted(&named),
-            shown.join(", ")
+            quoted(&found.words),
+            found.shown.join(", ")
         );
-        let data = json!({"kind": kind, "stand_ins": shown, "words": named, "by": "what the query written presents, and the schema's names"});
-        self.trace.step(Stage::Scope, Status::Unanswerable, reason.clone(), Some(sql.to_string()), data)?;
-        Ok(Some((kind, reason)))
+        let data = json!({"kind": kind, "stand_ins": found.shown, "words": found.words, "by": "what the query written presents, and the schema's names"});
+        self.refused(kind, reason, Some(sql), data)
     }
 
     /// An answer whose query reads nothing for two or more of the words the scope stage let
-    /// through on the vote ([`scope::written::unwritten_words`] over [`scope::written::Gap::words`]:
+    /// through on the vote (`left`, [`Self::unwritten_words`]:
     /// no table or column it reads, no string it compares, carries them): the vote read the words
     /// as the schema's, and the query written for them finds no place for any of them ("How many
     /// police officers responded to each incident?" → a count of perpetrators; "Which patients
@@ -487,24 +506,19 @@ impl<D: Database + ?Sized, M: Model + ?Sized> Ask<'_, '_, D, M> {
     /// queries, as if the vote had let every word that links to nothing through, 24 of 5,302 of
     /// `spider_train` (docs/benchmarks.md, `answerability -- stand_in`). Recorded as a second
     /// `scope` step with the query. Nothing when refusal is off or fewer than two are left.
-    pub(super) fn unread_scope(&mut self, sql: &str, query: &Query) -> Result<Option<(scope::Kind, String)>> {
-        if !self.opts.refuse {
+    pub(super) fn unread_scope(&mut self, sql: &str, left: &[String]) -> Result<Option<(scope::Kind, String)>> {
+        if !self.opts.refuse || left.len() < UNREAD {
             return Ok(None);
         }
-        let Some(gap) = self.let_through.as_ref() else { return Ok(None) };
-        let left = scope::written::unwritten_words(query, &self.catalog, self.question.text, &gap.words());
-        if left.len() < UNREAD {
-            return Ok(None);
-        }
-        let close = if gap.closest.is_empty() { String::new() } else { format!("; the closest in the schema: {}", gap.closest.join(", ")) };
+        let closest = self.let_through.as_ref().map(|gap| gap.closest.clone()).unwrap_or_default();
+        let close = if closest.is_empty() { String::new() } else { format!("; the closest in the schema: {}", closest.join(", ")) };
         let kind = scope::Kind::MissingData;
         let reason = format!(
             "the database has no place for what the question asks about: no table, column or stored value holds {}, the model read them as the schema's, and the query it wrote reads nothing for any of them: no table or column it reads and no string it compares carries them{close}",
             quoted(&left)
         );
         let data = json!({"kind": kind, "unwritten": left, "by": "the words the vote let through, and the query written"});
-        self.trace.step(Stage::Scope, Status::Unanswerable, reason.clone(), Some(sql.to_string()), data)?;
-        Ok(Some((kind, reason)))
+        self.refused(kind, reason, Some(sql), data)
     }
 
     /// An answer that compares or computes with what the question does not give (`assumed`: a
@@ -564,8 +578,7 @@ impl<D: Database + ?Sized, M: Model + ?Sized> Ask<'_, '_, D, M> {
             assumed.join("; ")
         );
         let data = json!({"kind": kind, "unwritten": left, "assumed": assumed, "by": "a word of the question the query reads nothing for, and a value, number or bound the question does not give"});
-        self.trace.step(Stage::Scope, Status::Unanswerable, reason.clone(), Some(sql.to_string()), data)?;
-        Ok(Some((kind, reason)))
+        self.refused(kind, reason, Some(sql), data)
     }
 
     /// A clean answer with a second reading of the question that passes every check too and
@@ -593,8 +606,7 @@ impl<D: Database + ?Sized, M: Model + ?Sized> Ask<'_, '_, D, M> {
             quoted(&left)
         );
         let data = json!({"kind": kind, "unwritten": left, "readings": [sql, other], "by": "two readings that disagree, and a word of the question neither reads anything for"});
-        self.trace.step(Stage::Scope, Status::Unanswerable, reason.clone(), Some(sql.to_string()), data)?;
-        Ok(Some((kind, reason)))
+        self.refused(kind, reason, Some(sql), data)
     }
 
     /// The names the readings of this run looked for and did not find (a query written that
@@ -663,8 +675,7 @@ impl<D: Database + ?Sized, M: Model + ?Sized> Ask<'_, '_, D, M> {
         let empty = empty || (!chosen.fails && crate::lexicon::future_tense(self.question.text).is_some() && self.aggregates_nothing(&chosen.sql));
         let Some((kind, reason)) = scope::future(self.question.text, !chosen.fails, empty) else { return Ok(None) };
         let data = json!({"kind": kind, "runs": !chosen.fails, "empty": empty, "by": "the future tense and the data"});
-        self.trace.step(Stage::Scope, Status::Unanswerable, reason.clone(), Some(chosen.sql.clone()), data)?;
-        Ok(Some((kind, reason)))
+        self.refused(kind, reason, Some(&chosen.sql), data)
     }
 
     /// Is `sql` one ungrouped aggregate block whose one row holds only 0 or NULL when run (a
@@ -703,8 +714,7 @@ impl<D: Database + ?Sized, M: Model + ?Sized> Ask<'_, '_, D, M> {
         );
         let kind = scope::Kind::MissingData;
         let data = json!({"kind": kind, "absent": absent, "by": "the names the queries written need"});
-        self.trace.step(Stage::Scope, Status::Unanswerable, reason.clone(), Some(chosen.sql.clone()), data)?;
-        Ok(Some((kind, reason)))
+        self.refused(kind, reason, Some(&chosen.sql), data)
     }
 
     /// A run about to end `error` whose best attempt fails only on names the database has nowhere
@@ -739,8 +749,7 @@ impl<D: Database + ?Sized, M: Model + ?Sized> Ask<'_, '_, D, M> {
         );
         let kind = scope::Kind::MissingData;
         let data = json!({"kind": kind, "nowhere": nowhere, "loose": self.loose_words, "by": "the names the queries written need, and the question's words that link to nothing"});
-        self.trace.step(Stage::Scope, Status::Unanswerable, reason.clone(), Some(chosen.sql.clone()), data)?;
-        Ok(Some((kind, reason)))
+        self.refused(kind, reason, Some(&chosen.sql), data)
     }
 
     /// A run about to end without a query that runs (`failure`: the best attempt's problems, or
@@ -755,8 +764,7 @@ impl<D: Database + ?Sized, M: Model + ?Sized> Ask<'_, '_, D, M> {
         let Some(gap) = self.let_through.as_ref() else { return Ok(None) };
         let Some((kind, reason)) = scope::written::unwritten(gap, failure) else { return Ok(None) };
         let data = json!({"kind": kind, "unlinked": gap.unlinked, "names": gap.names, "by": "no query written runs"});
-        self.trace.step(Stage::Scope, Status::Unanswerable, reason.clone(), sql.map(str::to_string), data)?;
-        Ok(Some((kind, reason)))
+        self.refused(kind, reason, sql, data)
     }
 
     /// A query that runs and can only return the values it compares with, for a question that
@@ -778,8 +786,7 @@ impl<D: Database + ?Sized, M: Model + ?Sized> Ask<'_, '_, D, M> {
         );
         let kind = scope::Kind::OutsideKnowledge;
         let data = json!({"kind": kind, "column": format!("{}.{c}", literal.rel), "value": literal.value, "by": "a query that can only return its own value, and the data"});
-        self.trace.step(Stage::Scope, Status::Unanswerable, reason.clone(), Some(chosen.sql.clone()), data)?;
-        Ok(Some((kind, reason)))
+        self.refused(kind, reason, Some(&chosen.sql), data)
     }
 
     /// A query that runs in which the model wrote a word the vote let through (one that links to
@@ -805,8 +812,7 @@ impl<D: Database + ?Sized, M: Model + ?Sized> Ask<'_, '_, D, M> {
         );
         let kind = scope::Kind::OutsideKnowledge;
         let data = json!({"kind": kind, "column": format!("{}.{c}", literal.rel), "value": literal.value, "unlinked": unlinked, "by": "a word that links to nothing written as a value, and the data"});
-        self.trace.step(Stage::Scope, Status::Unanswerable, reason.clone(), Some(chosen.sql.clone()), data)?;
-        Ok(Some((kind, reason)))
+        self.refused(kind, reason, Some(&chosen.sql), data)
     }
 
     /// A query that runs and writes a proper name of the question that no stored value the value
@@ -849,8 +855,7 @@ impl<D: Database + ?Sized, M: Model + ?Sized> Ask<'_, '_, D, M> {
         );
         let kind = scope::Kind::OutsideKnowledge;
         let data = json!({"kind": kind, "column": format!("{}.{c}", literal.rel), "value": literal.value, "unwritten": left, "by": "a name of the question written as a value the data does not hold, and a word the query reads nothing for"});
-        self.trace.step(Stage::Scope, Status::Unanswerable, reason.clone(), Some(chosen.sql.clone()), data)?;
-        Ok(Some((kind, reason)))
+        self.refused(kind, reason, Some(&chosen.sql), data)
     }
 
     /// The comparison of the query a run ends with that the data shows can match nothing
