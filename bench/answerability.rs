@@ -94,6 +94,13 @@
 //!         clean reading nothing for two or more words the vote let through
 //!         (`scope::written::unwritten_words`, `unread_scope`; on golds, which have no vote, the
 //!         words that link to nothing, as if the vote had let every one through: an upper bound).
+//!     cargo run --release --example answerability -- common [FILE...]
+//!         no model (the data read as the superuser): `common_value_scope`'s rule (common words of
+//!         the question written as a value of a column that stores a few categories, none of them
+//!         it, and that no column near holds: `scope::written::common_words_as_values`) on every
+//!         gold query of both sets (a gold reached is a right answer lost) and on the recorded runs
+//!         of the given files; by how many categories the column stores, so the threshold is read
+//!         off the tuning data.
 //!
 //! Raw per-question results go to `bench/results/answerability_<mode>.jsonl` (or `$NL2SQL_BENCH_OUT`).
 
@@ -249,7 +256,8 @@ fn main() {
         "loose" => loose_mode(threshold, args.iter().skip(1).filter(|a| !a.starts_with("--")).cloned().collect(), &mut out),
         "named" => named_mode(threshold, args.iter().skip(1).filter(|a| !a.starts_with("--")).cloned().collect(), &mut out),
         "stand_in" => stand_in_mode(threshold, args.iter().skip(1).filter(|a| !a.starts_with("--")).cloned().collect(), &mut out),
-        other => panic!("unknown mode {other} (evidence, ask, statuses, own_value, replay, unplaced, invented, patterns, unwritten, loose, named, stand_in)"),
+        "common" => common_mode(args.iter().skip(1).filter(|a| !a.starts_with("--")).cloned().collect(), &mut out),
+        other => panic!("unknown mode {other} (evidence, ask, statuses, own_value, replay, unplaced, invented, patterns, unwritten, loose, named, stand_in, common)"),
     }
     println!("raw results: {out_path}");
 }
@@ -731,6 +739,53 @@ fn stand_in_mode(threshold: f32, files: Vec<String>, out: &mut std::fs::File) {
     println!("\n| source | status | right | runs | a stand-in | two or more words unwritten | and not ok |\n|---|---|---|---|---|---|---|");
     for ((source, status, right), [n, st, un, nok]) in &tally {
         println!("| {source} | {status} | {right} | {n} | {st} | {un} | {nok} |");
+    }
+}
+
+/// The `common` mode (see the module's documentation): common words of the question written as
+/// a category the column does not hold (`common_value_scope`), on golds and recorded runs, the
+/// data read as the pipeline reads it (as the superuser here). Reached at each count of the
+/// categories the column stores (at most 12, the pipeline's threshold; more, reported apart).
+fn common_mode(files: Vec<String>, out: &mut std::fs::File) {
+    use nl2sql_core::checks::literals::few_values_sql;
+    use nl2sql_core::scope::written::{common_words_as_values, decisive};
+    println!("Benchmark 10 (common): command: cargo run --release --example answerability -- common {}", files.join(" "));
+    // (source, status, right) -> [runs, common words as a value, nowhere in the data, and at most
+    // 12 categories stored (reached), more than 12]
+    let mut tally: BTreeMap<(String, String, String), [usize; 5]> = BTreeMap::new();
+    let mut catalogs = BTreeMap::new();
+    for run in golds_and_recorded(&files) {
+        let Recorded { file: source, db, question, sql, status, right, .. } = &run;
+        let e = tally.entry((source.clone(), status.clone(), right.clone())).or_insert([0; 5]);
+        e[0] += 1;
+        let Ok(checked) = nl2sql_core::sql::check_query(sql.as_deref().unwrap_or_default()) else { continue };
+        let schema = catalog(db, &mut catalogs);
+        let compared = common_words_as_values(&checked.query, schema, question);
+        if compared.is_empty() {
+            continue;
+        }
+        e[1] += 1;
+        let mut c = connect(db);
+        let nowhere: Vec<bool> = compared
+            .iter()
+            .map(|v| {
+                let (stored, held) = stored_and_held(&mut c, &v.literal, &checked.query, schema);
+                stored == 0 && !held
+            })
+            .collect();
+        let Some(decided) = decisive(&compared, &nowhere) else { continue };
+        e[2] += 1;
+        let stored: Vec<String> = c.query(&few_values_sql(&decided.literal, 13), &[]).map(|rows| rows.iter().map(|r| r.get::<_, Option<String>>(0).unwrap_or_default()).collect()).unwrap_or_default();
+        let reached = !stored.is_empty() && stored.len() <= 12;
+        e[3] += reached as usize;
+        e[4] += (stored.len() > 12) as usize;
+        let sql = sql.as_deref().unwrap_or_default();
+        println!("  [{source} {status} {right}] {question}  {}.{} = '{}', stored {:?}{}  ({sql})", decided.literal.rel.name, decided.literal.column, decided.literal.value, stored, if reached { " REACHED" } else { "" });
+        writeln!(out, "{}", json!({"source": source, "db": db, "question": question, "sql": sql, "status": status, "right": right, "column": format!("{}.{}", decided.literal.rel, decided.literal.column), "value": decided.literal.value, "stored": stored, "reached": reached})).unwrap();
+    }
+    println!("\n| source | status | right | runs | common words as a value | nowhere in the data | at most 12 categories (reached) | more than 12 |\n|---|---|---|---|---|---|---|---|");
+    for ((source, status, right), [n, common, nowhere, reached, more]) in &tally {
+        println!("| {source} | {status} | {right} | {n} | {common} | {nowhere} | {reached} | {more} |");
     }
 }
 

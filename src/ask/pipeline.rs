@@ -556,6 +556,9 @@ impl<D: Database + ?Sized, M: Model + ?Sized> Ask<'_, '_, D, M> {
         if let Some((kind, reason)) = self.related_name_scope(&chosen)? {
             return self.refuse(kind, reason);
         }
+        if let Some((kind, reason)) = self.common_value_scope(&chosen)? {
+            return self.refuse(kind, reason);
+        }
         self.finish(chosen, true)
     }
 

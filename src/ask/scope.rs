@@ -94,6 +94,10 @@ pub(super) fn unwritten_problem(left: &[String]) -> Option<String> {
 /// ([`Ask::unread_scope`]).
 const UNREAD: usize = 2;
 
+/// Distinct values at most a column stores for it to read as a closed list of categories
+/// ([`Ask::common_value_scope`]).
+const CATEGORIES: usize = 12;
+
 fn cosine(a: &[f32], b: &[f32]) -> f32 {
     let dot: f32 = a.iter().zip(b).map(|(x, y)| x * y).sum();
     let (na, nb) = (a.iter().map(|x| x * x).sum::<f32>().sqrt(), b.iter().map(|x| x * x).sum::<f32>().sqrt());
@@ -855,6 +859,40 @@ impl<D: Database + ?Sized, M: Model + ?Sized> Ask<'_, '_, D, M> {
         );
         let kind = scope::Kind::OutsideKnowledge;
         let data = json!({"kind": kind, "column": format!("{}.{c}", literal.rel), "value": literal.value, "unwritten": left, "by": "a name of the question written as a value the data does not hold, and a word the query reads nothing for"});
+        self.refused(kind, reason, Some(&chosen.sql), data)
+    }
+
+    /// A query that runs in which the model wrote common words of the question as a stored value
+    /// of a column that holds a closed list of categories ([`scope::written::common_words_as_values`]:
+    /// "Which cards were reported lost or stolen?" → `transaction_type IN ('Lost', 'Stolen')`),
+    /// when the data says the value is nowhere (no stored value of the column matches it in any
+    /// case, no text column near holds it: [`Self::nowhere_in_data`]) and the column stores at
+    /// most [`CATEGORIES`] distinct values, none of them it (read now, as the caller): the
+    /// database records its things' categories, and the one the question names is not among
+    /// them. Refused as `missing_data` with no vote, the column's values shown; recorded as a
+    /// second `scope` step with the query. A proper name or a quoted value is the question's own
+    /// ("orders from Atlantis": no rows), and a column of many values (names, titles) is no list
+    /// of categories. Nothing when refusal is off or a read fails.
+    pub(super) fn common_value_scope(&mut self, chosen: &super::repair::Attempt) -> Result<Option<(scope::Kind, String)>> {
+        let question = self.question.text;
+        let Some(literal) = self.nowhere_in_data(chosen, |query, catalog| scope::written::common_words_as_values(query, catalog, question)) else { return Ok(None) };
+        let stored: Vec<String> = match self.db.run(&crate::checks::literals::few_values_sql(&literal, CATEGORIES + 1), CATEGORIES + 1) {
+            Ok(crate::result::Outcome::Rows(r)) => r.rows.iter().filter_map(|row| row.first().and_then(|v| v.as_str()).map(str::to_string)).collect(),
+            _ => return Ok(None),
+        };
+        if stored.is_empty() || stored.len() > CATEGORIES {
+            return Ok(None);
+        }
+        let (t, c) = (&literal.rel.name, &literal.column);
+        let listed = stored.iter().map(|v| format!("'{}'", v.replace('\'', "''"))).collect::<Vec<_>>().join(", ");
+        let reason = format!(
+            "the database has no place for what the question asks about: the query the model wrote compares {t}.{c} with '{}', made of the question's own words, but {t}.{c} holds only {listed}, and no column of the tables it reads or of their neighbours holds \"{}\": the database does not record which rows are \"{}\"",
+            literal.value.replace('\'', "''"),
+            literal.core(),
+            literal.core().to_lowercase()
+        );
+        let kind = scope::Kind::MissingData;
+        let data = json!({"kind": kind, "column": format!("{}.{c}", literal.rel), "value": literal.value, "stored": stored, "by": "common words of the question written as a category the column does not hold"});
         self.refused(kind, reason, Some(&chosen.sql), data)
     }
 

@@ -2015,6 +2015,43 @@ fn a_name_the_data_holds_nowhere_related_by_a_word_the_query_reads_nothing_for_i
 }
 
 #[test]
+fn common_words_written_as_a_category_a_closed_list_does_not_hold_are_refused() {
+    // every word links; the model writes "capital", a common word of the question, as a city,
+    // and the customers' cities are two, neither of them it
+    let capital = "SELECT name FROM customers WHERE city = 'Capital'";
+    let question = "Which customers live in the capital?";
+    let opts = json!({"probe": false, "repair": false, "confirm": false});
+    let two = || rows(&["v"], json!([["Lagos"], ["Oslo"]]));
+    let db = || ScriptedDb::bookshop().answer("'Capital'", rows(&["name"], json!([]))).answer("AS stored ORDER BY v", two());
+    let mut db1 = db();
+    let mut model = ScriptedModel::new(vec![sql_reply(capital)]);
+    let e = run(&mut db1, &mut model, question, opts.clone()).unwrap();
+    assert_eq!((e.status(), e.answered(), model.requests.len()), (Status::Unanswerable, false, 1), "{:?}", stages(&e));
+    let second = e.steps.iter().filter(|s| s.stage == Stage::Scope).nth(1).expect("a second scope step");
+    assert_eq!((second.sql.as_deref(), second.data["kind"].clone(), second.data["stored"].clone()), (Some(capital), json!("missing_data"), json!(["Lagos", "Oslo"])));
+    assert!(e.reason().contains("compares customers.city with 'Capital', made of the question's own words, but customers.city holds only 'Lagos', 'Oslo'"), "{}", e.reason());
+    assert!(db1.ran.iter().any(|q| q.contains("SELECT DISTINCT v FROM (SELECT city::TEXT AS v FROM public.customers WHERE city IS NOT NULL LIMIT 100000) AS stored ORDER BY v LIMIT 13")), "{:?}", db1.ran);
+    // a proper name is the question's value: no rows, not a refusal
+    let atlantis = "SELECT name FROM customers WHERE city = 'Atlantis'";
+    let mut db2 = ScriptedDb::bookshop().answer("'Atlantis'", rows(&["name"], json!([]))).answer("AS stored ORDER BY v", two());
+    let e = run(&mut db2, &mut ScriptedModel::new(vec![sql_reply(atlantis)]), "Which customers live in Atlantis?", opts.clone()).unwrap();
+    assert_ne!(e.status(), Status::Unanswerable, "{:?}", stages(&e));
+    // a column of many values is no list of categories
+    let many = rows(&["v"], json!((0..13).map(|i| [format!("city {i}")]).collect::<Vec<_>>()));
+    let mut db3 = ScriptedDb::bookshop().answer("'Capital'", rows(&["name"], json!([]))).answer("AS stored ORDER BY v", many);
+    let e = run(&mut db3, &mut ScriptedModel::new(vec![sql_reply(capital)]), question, opts.clone()).unwrap();
+    assert_ne!(e.status(), Status::Unanswerable, "{:?}", stages(&e));
+    // a stored value matches it: the category is recorded
+    let mut db4 = ScriptedDb::bookshop().answer("AS stored ORDER BY v", two());
+    let e = run(&mut db4, &mut ScriptedModel::new(vec![sql_reply(capital)]), question, opts.clone()).unwrap();
+    assert_ne!(e.status(), Status::Unanswerable, "{:?}", stages(&e));
+    // refusal off
+    let mut db5 = db();
+    let e = run(&mut db5, &mut ScriptedModel::new(vec![sql_reply(capital)]), question, json!({"probe": false, "repair": false, "confirm": false, "refuse": false})).unwrap();
+    assert!(e.answered() && e.chosen_sql == capital, "{:?}", stages(&e));
+}
+
+#[test]
 fn a_name_whose_kind_links_to_nothing_compared_with_a_column_is_refused() {
     // "coast" links to nothing and the vote reads it as the schema's; no stored value holds
     // "Pacific", and the model puts the name in the authors' country

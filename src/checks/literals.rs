@@ -302,6 +302,14 @@ pub fn stored_variants_sql(l: &Literal) -> String {
     format!("SELECT DISTINCT {c}::text FROM {} WHERE {} LIMIT 5", l.rel, l.matches_sql(&l.column))
 }
 
+/// The SQL that reads, as the caller, the distinct values stored in the literal's column (not
+/// null, as text, sorted), at most `at_most`, of its first [`NEAR_SCAN`] rows: enough to tell a
+/// closed list of a few categories from a column of names.
+pub fn few_values_sql(l: &Literal, at_most: usize) -> String {
+    let c = quote_ident(&l.column);
+    format!("SELECT DISTINCT v FROM (SELECT {c}::text AS v FROM {} WHERE {c} IS NOT NULL LIMIT {NEAR_SCAN}) AS stored ORDER BY v LIMIT {at_most}", l.rel)
+}
+
 /// The SQL that reads, for a pattern, the stored values equal to its text without the wildcards
 /// (ignoring case and surrounding spaces), at most 5.
 pub fn same_as_core_sql(l: &Literal) -> String {

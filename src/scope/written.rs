@@ -719,6 +719,43 @@ pub fn names_as_values(query: &Query, catalog: &Catalog, names: &[String]) -> Ve
         .collect()
 }
 
+/// The equality comparisons of a query (`=`, `IN`) in which the model wrote common words of the
+/// question as a stored value: every content word of the value is a word the question writes in
+/// lower case (not its first word), as the linking matches words (a plural, a stem: "deliver" and
+/// `'Delivery'`). "Which cards were reported lost or stolen?" → `transaction_type IN ('Lost',
+/// 'Stolen')`, "Which restaurants deliver to campus?" → `restypename = 'Campus Delivery'`. Each is
+/// marked a condition of its own or not, as [`only_its_own_value`] marks them. Evidence only with
+/// the data's word, read by the caller: the value is nowhere ([`decisive`]) and the column is a
+/// closed list of a few categories, none of them the one the question names; the question asks
+/// for a category the database does not record. A proper name (written capitalised) or a quoted
+/// value is the question's own, whose answer is no rows ("orders from Atlantis"), and a pattern
+/// is a part of a value the question may name freely: neither is returned.
+pub fn common_words_as_values(query: &Query, catalog: &Catalog, question: &str) -> Vec<OwnValue> {
+    if !crate::lexicon::reads_english(question) || question.contains(['\'', '"', '“', '‘']) {
+        return Vec::new();
+    }
+    let lower: Vec<String> = question
+        .split(|c: char| !c.is_alphanumeric())
+        .filter(|w| !w.is_empty())
+        .skip(1)
+        .filter(|w| w.chars().all(|c| c.is_lowercase()))
+        .map(singular)
+        .collect();
+    let written = |v: &str| lower.iter().any(|w| *w == v || same_stem(w, v) || verb_stem(w).is_some_and(|s| s == v));
+    let of_common_words = |l: &literals::Literal| {
+        let core = l.core().to_lowercase();
+        let words: Vec<String> = core.split(|c: char| !c.is_alphanumeric()).filter(|w| !w.is_empty() && !crate::lexicon::is_function_word(w)).map(singular).collect();
+        !words.is_empty() && words.iter().all(|w| w.chars().count() >= 3 && w.chars().all(char::is_alphabetic) && written(w))
+    };
+    let unfolded = without_case_folding(query);
+    let alone = conditions_of_their_own(&unfolded, catalog);
+    literals::comparisons(&unfolded, catalog)
+        .into_iter()
+        .filter(|l| l.op == literals::Op::Equals && !l.cast && of_common_words(l))
+        .map(|literal| OwnValue { alone: alone.contains(&literal), literal })
+        .collect()
+}
+
 /// The comparison of [`only_its_own_value`] that shows the query can only return its own value,
 /// given which values are nowhere in the data (`nowhere`, one per comparison, in order; the
 /// caller may stop reading at a condition of its own that is nowhere): the first
@@ -2591,6 +2628,27 @@ mod tests {
         let q = query("SELECT name FROM authors WHERE country = 'Nigeria'");
         assert!(names_as_values(&q, &shop, &words(&["Canada"])).is_empty());
         assert!(names_as_values(&q, &shop, &[]).is_empty());
+    }
+
+    #[test]
+    fn common_words_of_the_question_written_as_a_value_are_read() {
+        let shop = retail();
+        let read = |sql: &str, question: &str| common_words_as_values(&query(sql), &shop, question);
+        // "lost" and "stolen", written in lower case, as the values of a code column
+        let found = read(r#"SELECT order_id FROM sales.orders WHERE status IN ('Lost', 'Stolen')"#, "Which orders were reported lost or stolen?");
+        assert_eq!(found.iter().map(|o| (o.literal.value.as_str(), o.alone)).collect::<Vec<_>>(), [("Lost", false), ("Stolen", false)]);
+        // a stem ("deliver" and 'Delivery'), a plural, a condition of its own
+        let found = read(r#"SELECT order_id FROM sales.orders AS o WHERE o.status = 'Campus Deliveries'"#, "Which orders were delivered to the campus?");
+        assert!(found.len() == 1 && found[0].alone, "{found:?}");
+        // a proper name is the question's value ("orders from Atlantis": no rows), so is a quoted
+        // value, and the question's first word is written capitalised whatever it is
+        assert!(read(r#"SELECT "FullName" FROM sales."Customers" WHERE city = 'Atlantis'"#, "Which customers live in Atlantis?").is_empty());
+        assert!(read("SELECT order_id FROM sales.orders WHERE status = 'lost'", "Which orders have the status 'lost'?").is_empty());
+        assert!(read("SELECT order_id FROM sales.orders WHERE status = 'Lost'", "Lost orders: which are they?").is_empty());
+        // a word the question does not write, a pattern, a number column through a cast
+        assert!(read("SELECT order_id FROM sales.orders WHERE status = 'Missing'", "Which orders were reported lost?").is_empty());
+        assert!(read("SELECT order_id FROM sales.orders WHERE status ILIKE '%lost%'", "Which orders were reported lost?").is_empty());
+        assert!(read("SELECT order_id FROM sales.orders WHERE total::text = 'lost'", "Which orders were reported lost?").is_empty());
     }
 
     #[test]
