@@ -21,7 +21,7 @@
 //!         stage runs before probing and verification, so the runs here switch those off: the
 //!         refusal is the default's, at the cost of one generation per answered question (whose
 //!         query is judged too, `scope::written`). `--half none`: the answerable questions alone.
-//!     cargo run --release --example answerability -- statuses [--half tune|measure|all|dev|dev2|dev3|train2|train3|train4|train5|train6|train7|train8|train9|train10|train11|train12] [--ids 1,2]
+//!     cargo run --release --example answerability -- statuses [--half tune|measure|all|dev|dev2|dev3|train2|train3|train4|train5|train6|train7|train8|train9|train10|train11|train12|train13] [--ids 1,2]
 //!         the unanswerable questions under the full default (`nl2sql_run` with no options: probing,
 //!         verification, repair, the second reading), each run's final status; TrustSQL's
 //!         reliability score when every status but `error` and `unanswerable` hands SQL over (the
@@ -143,8 +143,8 @@ fn unanswerable() -> Vec<Value> {
 /// `train9`: 108 more, one over each, written once all ten had been read; `train10`: 108 more, one
 /// over each, written once all eleven had been read; `train11`: 108 more, one over each, written once
 /// all twelve had been read; `train12`: 108 more, one over each, written once all thirteen had been
-/// read.
-const HELD_OUT: [(&str, &str, &str); 14] = [
+/// read; `train13`: 108 more, one over each, written once all fourteen had been read.
+const HELD_OUT: [(&str, &str, &str); 15] = [
     ("dev", "unanswerable_spider_dev.json", "spider_"),
     ("dev2", "unanswerable_spider_dev_2.json", "spider_"),
     ("dev3", "unanswerable_spider_dev_3.json", "spider_"),
@@ -159,6 +159,7 @@ const HELD_OUT: [(&str, &str, &str); 14] = [
     ("train10", "unanswerable_spider_train_10.json", "train_"),
     ("train11", "unanswerable_spider_train_11.json", "train_"),
     ("train12", "unanswerable_spider_train_12.json", "train_"),
+    ("train13", "unanswerable_spider_train_13.json", "train_"),
 ];
 
 /// Which half a database of the unanswerable set is in.
