@@ -693,13 +693,7 @@ fn named_mode(threshold: f32, files: Vec<String>, out: &mut std::fs::File) {
         }
         e[2] += 1;
         let mut c = connect(db);
-        let nowhere: Vec<bool> = compared
-            .iter()
-            .map(|v| {
-                let (stored, held) = stored_and_held(&mut c, &v.literal, query, catalog);
-                stored == 0 && !held
-            })
-            .collect();
+        let nowhere = nowhere_each(&mut c, &compared, query, catalog);
         let Some(decided) = decisive(&compared, &nowhere) else { return };
         e[3] += 1;
         let sql = sql.as_deref().unwrap_or_default();
@@ -767,13 +761,7 @@ fn common_mode(files: Vec<String>, out: &mut std::fs::File) {
         }
         e[1] += 1;
         let mut c = connect(db);
-        let nowhere: Vec<bool> = compared
-            .iter()
-            .map(|v| {
-                let (stored, held) = stored_and_held(&mut c, &v.literal, &checked.query, schema);
-                stored == 0 && !held
-            })
-            .collect();
+        let nowhere = nowhere_each(&mut c, &compared, &checked.query, schema);
         let Some(decided) = decisive(&compared, &nowhere) else { continue };
         e[2] += 1;
         let stored: Vec<String> = c.query(&few_values_sql(&decided.literal, 13), &[]).map(|rows| rows.iter().map(|r| r.get::<_, Option<String>>(0).unwrap_or_default()).collect()).unwrap_or_default();
@@ -788,6 +776,18 @@ fn common_mode(files: Vec<String>, out: &mut std::fs::File) {
     for ((source, status, right), [n, common, nowhere, reached, more]) in &tally {
         println!("| {source} | {status} | {right} | {n} | {common} | {nowhere} | {reached} | {more} |");
     }
+}
+
+/// Whether each compared value is nowhere in the data ([`stored_and_held`]: no stored variant, no
+/// column near holds it), in order, as `scope::written::decisive` takes them.
+fn nowhere_each(c: &mut postgres::Client, compared: &[nl2sql_core::scope::written::OwnValue], query: &sqlparser::ast::Query, catalog: &Catalog) -> Vec<bool> {
+    compared
+        .iter()
+        .map(|v| {
+            let (stored, held) = stored_and_held(c, &v.literal, query, catalog);
+            stored == 0 && !held
+        })
+        .collect()
 }
 
 /// How the pipeline reads whether a compared value is anywhere (`ask::scope`'s `nowhere_in_data`),
