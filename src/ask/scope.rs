@@ -95,7 +95,10 @@ pub(super) fn unwritten_problem(left: &[String]) -> Option<String> {
 const UNREAD: usize = 2;
 
 /// Distinct values at most a column stores for it to read as a closed list of categories
-/// ([`Ask::common_value_scope`]).
+/// ([`Ask::common_value_scope`]). Read off `spider_train` (`answerability common`): of its 5,302
+/// gold queries, 16 write common words of the question that the data holds nowhere, 15 over
+/// empty tables (no list) and one over product names (more than 12: "product voluptatem"); the
+/// answers to unanswerable questions it reaches compare lists of two to four categories.
 const CATEGORIES: usize = 12;
 
 fn cosine(a: &[f32], b: &[f32]) -> f32 {
