@@ -887,12 +887,13 @@ impl<D: Database + ?Sized, M: Model + ?Sized> Ask<'_, '_, D, M> {
             return Ok(None);
         }
         let (t, c) = (&literal.rel.name, &literal.column);
-        let listed = stored.iter().map(|v| format!("'{}'", v.replace('\'', "''"))).collect::<Vec<_>>().join(", ");
+        let quote = crate::checks::literals::quote;
+        let listed = stored.iter().map(|v| quote(v)).collect::<Vec<_>>().join(", ");
+        let core = literal.core();
         let reason = format!(
-            "the database has no place for what the question asks about: the query the model wrote compares {t}.{c} with '{}', made of the question's own words, but {t}.{c} holds only {listed}, and no column of the tables it reads or of their neighbours holds \"{}\": the database does not record which rows are \"{}\"",
-            literal.value.replace('\'', "''"),
-            literal.core(),
-            literal.core().to_lowercase()
+            "the database has no place for what the question asks about: the query the model wrote compares {t}.{c} with {}, made of the question's own words, but {t}.{c} holds only {listed}, and no column of the tables it reads or of their neighbours holds \"{core}\": the database does not record which rows are \"{}\"",
+            quote(&literal.value),
+            core.to_lowercase()
         );
         let kind = scope::Kind::MissingData;
         let data = json!({"kind": kind, "column": format!("{}.{c}", literal.rel), "value": literal.value, "stored": stored, "by": "common words of the question written as a category the column does not hold"});

@@ -182,7 +182,8 @@ impl Stored {
     }
 }
 
-fn quote(s: &str) -> String {
+/// A text as an SQL string literal (quotes doubled), as the reasons and the reads write it.
+pub(crate) fn quote(s: &str) -> String {
     format!("'{}'", s.replace('\'', "''"))
 }
 
